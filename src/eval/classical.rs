@@ -1,0 +1,72 @@
+//! The classical evaluation: every empty cell is scored, for each colour, by the patterns a stone
+//! of that colour would make there; the position's value is the difference of the sums.
+
+use crate::game::pattern::Pattern;
+
+/// What a stone on a cell makes when all four directions are combined, weakest first.
+pub type Class = u8;
+pub const C_NONE: Class = 0;
+/// Some two or three: a quiet developing move.
+pub const C_QUIET: Class = 1;
+/// An open three.
+pub const C_THREE: Class = 2;
+/// Two open threes.
+pub const C_DOUBLE_THREE: Class = 3;
+/// A four (forcing: the opponent must answer on one point).
+pub const C_FOUR: Class = 4;
+/// A four and an open three in another direction.
+pub const C_FOUR_THREE: Class = 5;
+/// An open four or two fours: wins unless the opponent has a five first.
+pub const C_OPEN_FOUR: Class = 6;
+pub const C_FIVE: Class = 7;
+pub const CLASS_COUNT: usize = 8;
+
+/// Value of a single direction's pattern for the cell's owner.
+const PATTERN_VALUE: [i32; Pattern::COUNT] = [0, 2, 7, 9, 30, 36, 120, 600];
+
+/// Class and score of a cell from its four direction patterns.
+#[inline]
+pub fn cell_value(pats: [Pattern; 4]) -> (Class, i32) {
+    let mut counts = [0u8; Pattern::COUNT];
+    let mut score = 0;
+    for p in pats {
+        counts[p as usize] += 1;
+        score += PATTERN_VALUE[p as usize];
+    }
+    let fours = counts[Pattern::Four as usize];
+    let threes = counts[Pattern::OpenThree as usize];
+    let class = if counts[Pattern::Five as usize] > 0 {
+        C_FIVE
+    } else if counts[Pattern::OpenFour as usize] > 0 || fours >= 2 {
+        C_OPEN_FOUR
+    } else if fours == 1 && threes > 0 {
+        C_FOUR_THREE
+    } else if fours == 1 {
+        C_FOUR
+    } else if threes >= 2 {
+        C_DOUBLE_THREE
+    } else if threes == 1 {
+        C_THREE
+    } else if score > 0 {
+        C_QUIET
+    } else {
+        C_NONE
+    };
+    let bonus = match class {
+        C_OPEN_FOUR => 150,
+        C_FOUR_THREE => 100,
+        C_DOUBLE_THREE => 60,
+        _ => 0,
+    };
+    (class, score + bonus)
+}
+
+/// Weight of the side to move's own potential relative to the opponent's (in sixteenths):
+/// the side to move gets to use its threats first.
+pub const TEMPO_NUM: i32 = 20;
+
+/// The static evaluation for the side to move from the two potential sums.
+#[inline]
+pub fn evaluate(own_sum: i32, opp_sum: i32) -> i32 {
+    (own_sum * TEMPO_NUM) / 16 - opp_sum
+}

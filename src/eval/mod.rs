@@ -1,0 +1,2 @@
+//! Position evaluation.
+pub mod classical;

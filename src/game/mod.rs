@@ -1,0 +1,11 @@
+//! The game: coordinates, rules, board state, line patterns and renju fouls.
+pub mod board;
+pub mod forbid;
+pub mod pattern;
+pub mod pos;
+pub mod rule;
+
+pub use board::{Board, BoardError};
+pub use forbid::Foul;
+pub use pos::{Cell, Color, Pos};
+pub use rule::Rule;

@@ -1,0 +1,290 @@
+//! Line patterns: what a stone placed on an empty cell makes in one direction.
+//!
+//! A cell's neighbourhood in one direction is a 20-bit key: two bits (see [`Cell`]) for each of
+//! the cells at offsets -5..-1 and +1..+5. The key determines, for each colour and rule, the
+//! pattern the colour makes by playing the cell. Tables are filled lazily (an entry is computed
+//! the first time it is read) so start-up costs nothing; the values are pure functions of the key,
+//! so the order of filling never changes a result.
+
+use super::pos::Cell;
+use super::rule::FiveKind;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
+
+/// Number of distinct keys.
+pub const KEY_SPACE: usize = 1 << 20;
+
+/// The pattern a stone makes in one direction, weakest first.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+#[repr(u8)]
+pub enum Pattern {
+    None = 0,
+    /// One more stone makes a (closed) three.
+    Two = 1,
+    /// One more stone makes an open three.
+    OpenTwo = 2,
+    /// One more stone makes a four.
+    Three = 3,
+    /// One more stone makes an open four.
+    OpenThree = 4,
+    /// One point completes a five.
+    Four = 5,
+    /// Two or more points complete a five (a straight four, or two fours in one line).
+    OpenFour = 6,
+    Five = 7,
+}
+
+impl Pattern {
+    pub const COUNT: usize = 8;
+    #[inline]
+    pub fn from_code(c: u8) -> Pattern {
+        match c & 7 {
+            0 => Pattern::None,
+            1 => Pattern::Two,
+            2 => Pattern::OpenTwo,
+            3 => Pattern::Three,
+            4 => Pattern::OpenThree,
+            5 => Pattern::Four,
+            6 => Pattern::OpenFour,
+            _ => Pattern::Five,
+        }
+    }
+}
+
+/// Set in a table entry when the stone makes a run of six or more of its colour.
+pub const OVERLINE_FLAG: u8 = 8;
+const COMPUTED_FLAG: u8 = 0x80;
+
+/// Bit position of the neighbour at `offset` (-5..=5, not 0) inside a key.
+#[inline]
+pub const fn slot_shift(offset: isize) -> u32 {
+    let slot = if offset < 0 { offset + 5 } else { offset + 4 };
+    (slot * 2) as u32
+}
+
+/// One lazily filled table: the patterns of one colour under one five rule.
+pub struct PatternTable {
+    own: u8,
+    opp: u8,
+    kind: FiveKind,
+    entries: Box<[AtomicU8]>,
+}
+
+static TABLES: [[OnceLock<PatternTable>; 2]; 4] = [
+    [OnceLock::new(), OnceLock::new()],
+    [OnceLock::new(), OnceLock::new()],
+    [OnceLock::new(), OnceLock::new()],
+    [OnceLock::new(), OnceLock::new()],
+];
+
+impl PatternTable {
+    /// The shared table for stones with cell code `own_cell` (Black or White) under `kind`.
+    pub fn get(kind: FiveKind, own_cell: Cell) -> &'static PatternTable {
+        let colour = if own_cell == Cell::Black { 0 } else { 1 };
+        TABLES[kind.index()][colour].get_or_init(|| PatternTable {
+            own: own_cell as u8,
+            opp: if own_cell == Cell::Black {
+                Cell::White as u8
+            } else {
+                Cell::Black as u8
+            },
+            kind,
+            entries: (0..KEY_SPACE).map(|_| AtomicU8::new(0)).collect(),
+        })
+    }
+
+    /// The entry for `key`: pattern code in the low 3 bits, [`OVERLINE_FLAG`].
+    #[inline]
+    pub fn entry(&self, key: u32) -> u8 {
+        let slot = &self.entries[key as usize & (KEY_SPACE - 1)];
+        let v = slot.load(Ordering::Relaxed);
+        if v & COMPUTED_FLAG != 0 {
+            return v & !COMPUTED_FLAG;
+        }
+        let v = self.compute(key);
+        slot.store(v | COMPUTED_FLAG, Ordering::Relaxed);
+        v
+    }
+
+    #[inline]
+    pub fn pattern(&self, key: u32) -> Pattern {
+        Pattern::from_code(self.entry(key))
+    }
+
+    fn compute(&self, key: u32) -> u8 {
+        let mut line = [0u8; 11];
+        for off in -5isize..=5 {
+            if off != 0 {
+                line[(off + 5) as usize] = ((key >> slot_shift(off)) & 3) as u8;
+            }
+        }
+        line[5] = self.own;
+        let mut flags = 0;
+        let (a, b) = self.run(&line, 5);
+        if b - a + 1 >= 6 {
+            flags |= OVERLINE_FLAG;
+        }
+        flags | self.classify(&mut line) as u8
+    }
+
+    /// The bounds [a, b] of the own run through index `i` (the window edge ends a run).
+    fn run(&self, line: &[u8; 11], i: usize) -> (usize, usize) {
+        let mut a = i;
+        while a > 0 && line[a - 1] == self.own {
+            a -= 1;
+        }
+        let mut b = i;
+        while b < 10 && line[b + 1] == self.own {
+            b += 1;
+        }
+        (a, b)
+    }
+
+    /// Whether the own run through the centre is a winning five.
+    fn centre_five(&self, line: &[u8; 11]) -> bool {
+        let (a, b) = self.run(line, 5);
+        let len = b - a + 1;
+        let mut blocked = 0;
+        if a > 0 && line[a - 1] == self.opp {
+            blocked += 1;
+        }
+        if b < 10 && line[b + 1] == self.opp {
+            blocked += 1;
+        }
+        self.kind.wins(len, blocked)
+    }
+
+    /// The number of empty points that complete a five through the centre stone.
+    fn five_points(&self, line: &mut [u8; 11]) -> usize {
+        let mut n = 0;
+        for j in 1..10 {
+            if j != 5 && line[j] == Cell::Empty as u8 {
+                line[j] = self.own;
+                if self.centre_five(line) {
+                    n += 1;
+                }
+                line[j] = Cell::Empty as u8;
+            }
+        }
+        n
+    }
+
+    /// The best pattern the centre stone (placed) makes, searching up to two more own stones.
+    fn classify(&self, line: &mut [u8; 11]) -> Pattern {
+        if self.centre_five(line) {
+            return Pattern::Five;
+        }
+        match self.five_points(line) {
+            0 => {}
+            1 => return Pattern::Four,
+            _ => return Pattern::OpenFour,
+        }
+        let mut best = Pattern::None;
+        for j in 1..10 {
+            if j == 5 || line[j] != Cell::Empty as u8 {
+                continue;
+            }
+            line[j] = self.own;
+            let fives = self.five_points(line);
+            let next = if fives >= 2 {
+                Pattern::OpenThree
+            } else if fives == 1 {
+                Pattern::Three
+            } else if best < Pattern::OpenTwo {
+                // One more stone after this one: is there an open three or a three?
+                let mut two = Pattern::None;
+                for k in 1..10 {
+                    if k == 5 || line[k] != Cell::Empty as u8 {
+                        continue;
+                    }
+                    line[k] = self.own;
+                    let f = self.five_points(line);
+                    line[k] = Cell::Empty as u8;
+                    if f >= 2 {
+                        two = Pattern::OpenTwo;
+                        break;
+                    } else if f == 1 {
+                        two = Pattern::Two;
+                    }
+                }
+                two
+            } else {
+                Pattern::None
+            };
+            line[j] = Cell::Empty as u8;
+            best = best.max(next);
+            if best == Pattern::OpenThree {
+                break;
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Builds a key from a picture of the 11-cell window: `x` own, `o` opponent, `#` wall,
+    /// `.` empty; the centre character (index 5) must be `.` or `*`.
+    fn key(pic: &str, own_black: bool) -> u32 {
+        assert_eq!(pic.len(), 11);
+        let (own, opp) = if own_black { (1u32, 2u32) } else { (2, 1) };
+        let mut k = 0;
+        for (i, ch) in pic.chars().enumerate() {
+            let off = i as isize - 5;
+            if off == 0 {
+                continue;
+            }
+            let v = match ch {
+                'x' => own,
+                'o' => opp,
+                '#' => 3,
+                _ => 0,
+            };
+            k |= v << slot_shift(off);
+        }
+        k
+    }
+
+    fn pat(kind: FiveKind, pic: &str) -> Pattern {
+        PatternTable::get(kind, Cell::Black).pattern(key(pic, true))
+    }
+
+    #[test]
+    fn freestyle_patterns() {
+        let k = FiveKind::AtLeast;
+        assert_eq!(pat(k, "...xx*xx..."), Pattern::Five);
+        assert_eq!(pat(k, "..xxx*xx..."), Pattern::Five);
+        assert_eq!(pat(k, "....x*xx..."), Pattern::OpenFour);
+        assert_eq!(pat(k, "...ox*xx..."), Pattern::Four);
+        assert_eq!(pat(k, "..x.x*x.x.."), Pattern::OpenFour);
+        assert_eq!(pat(k, ".....*xx..."), Pattern::OpenThree);
+        assert_eq!(pat(k, "....o*xx..."), Pattern::Three);
+        assert_eq!(pat(k, ".....*x...."), Pattern::OpenTwo);
+        assert_eq!(pat(k, "#####*x...."), Pattern::Two);
+        assert_eq!(pat(k, "####o*x.o.."), Pattern::None);
+    }
+
+    #[test]
+    fn exact_five_patterns() {
+        let k = FiveKind::Exact;
+        assert_eq!(pat(k, "..xxx*xx..."), Pattern::None);
+        assert_eq!(pat(k, "...xx*xx..."), Pattern::Five);
+        assert_eq!(pat(k, "..x.x*xx..."), Pattern::Four);
+        assert_eq!(pat(k, "x...x*xx..."), Pattern::OpenFour);
+        let e = PatternTable::get(k, Cell::Black).entry(key("..xxx*xx...", true));
+        assert!(e & OVERLINE_FLAG != 0);
+    }
+
+    #[test]
+    fn caro_patterns() {
+        let k = FiveKind::CaroExact;
+        assert_eq!(pat(k, "..oxx*xxo.."), Pattern::None);
+        assert_eq!(pat(k, "..#xx*xxo.."), Pattern::Five);
+        assert_eq!(pat(k, "...ox*xx.o."), Pattern::None);
+        assert_eq!(pat(k, "...ox*xx..."), Pattern::Four);
+        assert_eq!(pat(FiveKind::CaroOverline, "..oxx*xxxo."), Pattern::Five);
+        assert_eq!(pat(k, "..oxx*xxxo."), Pattern::None);
+    }
+}

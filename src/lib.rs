@@ -1,0 +1,6 @@
+//! Tengen: a Gomoku / Renju engine for the Gomocup (pbrain) protocol.
+//!
+//! `game` holds the rules and the board, `eval` the static evaluation, `search` the alpha-beta
+//! search and its time control, `protocol` the pbrain front end; the binaries are thin.
+pub mod eval;
+pub mod game;
