@@ -2,5 +2,8 @@
 //!
 //! `game` holds the rules and the board, `eval` the static evaluation, `search` the alpha-beta
 //! search and its time control, `protocol` the pbrain front end; the binaries are thin.
+pub mod bench;
 pub mod eval;
 pub mod game;
+pub mod protocol;
+pub mod search;

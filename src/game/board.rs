@@ -418,6 +418,21 @@ impl Board {
         Ok(())
     }
 
+    /// The same stones (and move order) under another rule.
+    pub fn with_rule(&self, rule: Rule) -> Board {
+        let mut b = Board::new(self.width, self.height, rule).expect("same size is valid");
+        for p in self.cells_iter() {
+            if self.cell(p) == Cell::Wall {
+                b.place_wall(p);
+            }
+        }
+        for &(p, c) in &self.history {
+            b.play(p, c);
+        }
+        b.side_to_move = self.side_to_move;
+        b
+    }
+
     /// Marks an on-board cell as occupied by nobody (field 3 of `BOARD`).
     pub fn place_wall(&mut self, p: Pos) {
         if self.is_empty(p) {

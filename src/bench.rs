@@ -1,0 +1,73 @@
+//! The fixed-depth benchmark: the same positions, depth and table size on every run, so the node
+//! count identifies the search's behaviour and nodes/s measures speed.
+
+use crate::game::{Board, Color, Rule};
+use crate::search::{SearchLimits, Searcher};
+use std::time::Instant;
+
+pub const DEFAULT_DEPTH: i32 = 7;
+const BENCH_TT_BYTES: usize = 16 << 20;
+
+/// (rule, size, moves in play order from black) — openings and middle games of each rule.
+const POSITIONS: &[(Rule, usize, &str)] = &[
+    (Rule::Freestyle, 15, "7,7 8,8 8,6 6,8 9,7 7,9"),
+    (
+        Rule::Freestyle,
+        15,
+        "7,7 7,8 8,8 6,6 9,9 10,10 8,7 8,9 6,8 9,6",
+    ),
+    (Rule::Freestyle, 20, "10,10 11,11 9,11 11,9 10,12 10,9 12,9"),
+    (Rule::Standard, 15, "7,7 8,7 7,8 7,6 6,7 8,8 8,6"),
+    (Rule::Renju, 15, "7,7 8,6 8,8 6,6 9,9 10,10 7,9 6,9"),
+    (Rule::Renju, 15, "7,7 7,6 8,8 6,6 9,7 6,8 6,7 10,8"),
+    (
+        Rule::Caro {
+            overline_wins: false,
+        },
+        15,
+        "7,7 8,8 6,8 8,6 8,7 9,7 6,7",
+    ),
+    (Rule::Freestyle, 15, "7,7"),
+];
+
+pub fn positions() -> Vec<Board> {
+    POSITIONS
+        .iter()
+        .map(|&(rule, size, moves)| {
+            let mut b = Board::new(size, size, rule).expect("bench size is valid");
+            let mut c = Color::Black;
+            for m in moves.split_whitespace() {
+                let (x, y) = m.split_once(',').expect("x,y");
+                b.try_play(x.parse().unwrap(), y.parse().unwrap(), c)
+                    .expect("bench move is legal");
+                c = c.other();
+            }
+            b
+        })
+        .collect()
+}
+
+/// Total nodes of a fixed-depth search over every bench position.
+pub fn run(depth: i32) -> u64 {
+    let start = Instant::now();
+    let mut total = 0;
+    for (i, board) in positions().iter().enumerate() {
+        let mut searcher = Searcher::new(BENCH_TT_BYTES);
+        let report = searcher.think(board, SearchLimits::depth(depth), |_| {});
+        println!(
+            "position {:>2} {:<9} {}x{} best {:<5} score {:<6} nodes {}",
+            i + 1,
+            board.rule().name(),
+            board.width(),
+            board.height(),
+            report.best.to_string(),
+            report.score_text(),
+            report.nodes
+        );
+        total += report.nodes;
+    }
+    let elapsed = start.elapsed();
+    let nps = total as u128 * 1_000_000 / elapsed.as_micros().max(1);
+    println!("{total} nodes {nps} nps");
+    total
+}

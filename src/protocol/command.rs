@@ -1,0 +1,438 @@
+//! Parsing protocol lines into commands. Keywords are case-insensitive; `BOARD`, `YXBOARD` and
+//! `SWAP2BOARD` blocks are collected until `DONE` whether they come on one line or many.
+
+/// One stone of a position block: `x,y,field` (`field` absent in `SWAP2BOARD`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stone {
+    pub x: i64,
+    pub y: i64,
+    pub field: Option<i64>,
+}
+
+/// Which block a stone list came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockKind {
+    /// `BOARD`: set the position and move.
+    Board,
+    /// `YXBOARD`: set the position only.
+    YxBoard,
+    /// `SWAP2BOARD`: the Swap2 opening stones.
+    Swap2Board,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    Start {
+        width: usize,
+        height: usize,
+    },
+    Restart,
+    Begin,
+    Turn {
+        x: i64,
+        y: i64,
+    },
+    Play {
+        x: i64,
+        y: i64,
+    },
+    Takeback {
+        x: i64,
+        y: i64,
+    },
+    Block {
+        kind: BlockKind,
+        stones: Vec<Stone>,
+    },
+    /// `INFO key value`: the key upper-cased, the value the raw rest of the line.
+    Info {
+        key: String,
+        value: Vec<u8>,
+    },
+    End,
+    About,
+    Stop,
+    ShowForbid,
+    HashClear,
+    ShowInfo,
+    /// A known command with bad arguments: answered `ERROR <text>`.
+    Invalid(String),
+    /// Not a command we know: answered `UNKNOWN <text>`.
+    Unknown(String),
+}
+
+/// Splits `bytes` into its first whitespace-separated token and the rest (leading blanks cut).
+fn split_token(bytes: &[u8]) -> (&[u8], &[u8]) {
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    let bytes = &bytes[start..];
+    let end = bytes
+        .iter()
+        .position(|b| b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    let rest = &bytes[end..];
+    let rest_start = rest
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(rest.len());
+    (&bytes[..end], &rest[rest_start..])
+}
+
+fn trim_end(bytes: &[u8]) -> &[u8] {
+    let end = bytes
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |i| i + 1);
+    &bytes[..end]
+}
+
+/// The upper-cased keyword of a line (empty for a blank line).
+pub fn keyword(line: &[u8]) -> String {
+    String::from_utf8_lossy(split_token(line).0).to_ascii_uppercase()
+}
+
+fn parse_int(s: &str) -> Option<i64> {
+    let s = s.trim();
+    if s.is_empty() || s.len() > 18 {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// `x,y` (also tolerating blanks around the comma).
+fn parse_xy(s: &str) -> Option<(i64, i64)> {
+    let mut it = s.split(',');
+    let x = parse_int(it.next()?)?;
+    let y = parse_int(it.next()?)?;
+    if it.next().is_some() {
+        return None;
+    }
+    Some((x, y))
+}
+
+fn parse_stone(token: &str) -> Option<Stone> {
+    let parts: Vec<&str> = token.split(',').collect();
+    match parts.as_slice() {
+        [x, y] => Some(Stone {
+            x: parse_int(x)?,
+            y: parse_int(y)?,
+            field: None,
+        }),
+        [x, y, f] => Some(Stone {
+            x: parse_int(x)?,
+            y: parse_int(y)?,
+            field: Some(parse_int(f)?),
+        }),
+        _ => None,
+    }
+}
+
+/// Keywords that end an unfinished block: a manager that sends one of these has given up on it.
+const COMMAND_WORDS: &[&str] = &[
+    "START",
+    "RECTSTART",
+    "RESTART",
+    "BEGIN",
+    "TURN",
+    "BOARD",
+    "YXBOARD",
+    "SWAP2BOARD",
+    "INFO",
+    "END",
+    "ABOUT",
+    "TAKEBACK",
+    "PLAY",
+    "STOP",
+    "YXSTOP",
+    "YXSHOWFORBID",
+    "YXHASHCLEAR",
+    "YXSHOWINFO",
+];
+
+struct OpenBlock {
+    kind: BlockKind,
+    stones: Vec<Stone>,
+    error: Option<String>,
+}
+
+/// Turns lines into commands, holding a block open across lines.
+#[derive(Default)]
+pub struct Parser {
+    block: Option<OpenBlock>,
+}
+
+impl Parser {
+    pub fn in_block(&self) -> bool {
+        self.block.is_some()
+    }
+
+    /// Feeds one line; returns the commands it completes (at most two: an abandoned block's error
+    /// and the command that interrupted it).
+    pub fn feed(&mut self, line: &[u8]) -> Vec<Command> {
+        let mut out = Vec::new();
+        if self.block.is_some() {
+            let kw = keyword(line);
+            if COMMAND_WORDS.contains(&kw.as_str()) {
+                let name = self.block_name();
+                self.block = None;
+                out.push(Command::Invalid(format!("{name} block not closed by DONE")));
+                out.extend(self.feed_command(line));
+            } else {
+                out.extend(self.feed_block(line));
+            }
+            return out;
+        }
+        out.extend(self.feed_command(line));
+        out
+    }
+
+    fn block_name(&self) -> &'static str {
+        match self.block.as_ref().map(|b| b.kind) {
+            Some(BlockKind::YxBoard) => "YXBOARD",
+            Some(BlockKind::Swap2Board) => "SWAP2BOARD",
+            _ => "BOARD",
+        }
+    }
+
+    /// Consumes the stone tokens of `text` for the open block; closes it at `DONE`.
+    fn feed_block(&mut self, text: &[u8]) -> Option<Command> {
+        let text = String::from_utf8_lossy(text);
+        for token in text.split_ascii_whitespace() {
+            let block = self.block.as_mut()?;
+            if token.eq_ignore_ascii_case("DONE") {
+                let block = self.block.take()?;
+                return Some(match block.error {
+                    Some(e) => Command::Invalid(e),
+                    None => Command::Block {
+                        kind: block.kind,
+                        stones: block.stones,
+                    },
+                });
+            }
+            match parse_stone(token) {
+                Some(s) if block.stones.len() < 32 * 32 * 2 => block.stones.push(s),
+                _ => {
+                    if block.error.is_none() {
+                        block.error =
+                            Some(format!("x,y,field or DONE expected, got '{}'", clip(token)));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn feed_command(&mut self, line: &[u8]) -> Option<Command> {
+        let (kw, rest) = split_token(line);
+        let kw = String::from_utf8_lossy(kw).to_ascii_uppercase();
+        if kw.is_empty() {
+            return None;
+        }
+        let rest_bytes = trim_end(rest);
+        let rest = String::from_utf8_lossy(rest_bytes).to_string();
+        let args: Vec<&str> = rest.split_ascii_whitespace().collect();
+        let cmd = match kw.as_str() {
+            "START" => parse_start(&args),
+            "RECTSTART" => match args.as_slice() {
+                [wh] => match parse_xy(wh) {
+                    Some((w, h)) => start(w, h),
+                    None => Command::Invalid(format!(
+                        "RECTSTART needs width,height, got '{}'",
+                        clip(&rest)
+                    )),
+                },
+                [w, h] => match (parse_int(w.trim_end_matches(',')), parse_int(h)) {
+                    (Some(w), Some(h)) => start(w, h),
+                    _ => Command::Invalid(format!(
+                        "RECTSTART needs width,height, got '{}'",
+                        clip(&rest)
+                    )),
+                },
+                _ => Command::Invalid(format!(
+                    "RECTSTART needs width,height, got '{}'",
+                    clip(&rest)
+                )),
+            },
+            "RESTART" => Command::Restart,
+            "BEGIN" => Command::Begin,
+            "TURN" | "PLAY" | "TAKEBACK" => match parse_xy(&args.concat()) {
+                Some((x, y)) => match kw.as_str() {
+                    "TURN" => Command::Turn { x, y },
+                    "PLAY" => Command::Play { x, y },
+                    _ => Command::Takeback { x, y },
+                },
+                None => Command::Invalid(format!("{kw} needs x,y, got '{}'", clip(&rest))),
+            },
+            "BOARD" | "YXBOARD" | "SWAP2BOARD" => {
+                let kind = match kw.as_str() {
+                    "BOARD" => BlockKind::Board,
+                    "YXBOARD" => BlockKind::YxBoard,
+                    _ => BlockKind::Swap2Board,
+                };
+                self.block = Some(OpenBlock {
+                    kind,
+                    stones: Vec::new(),
+                    error: None,
+                });
+                return self.feed_block(rest_bytes);
+            }
+            "INFO" => {
+                let (key, value) = split_token(rest_bytes);
+                if key.is_empty() {
+                    Command::Invalid("INFO needs a key".into())
+                } else {
+                    Command::Info {
+                        key: String::from_utf8_lossy(key).to_ascii_uppercase(),
+                        value: value.to_vec(),
+                    }
+                }
+            }
+            "END" => Command::End,
+            "ABOUT" => Command::About,
+            "STOP" | "YXSTOP" => Command::Stop,
+            "YXSHOWFORBID" => Command::ShowForbid,
+            "YXHASHCLEAR" => Command::HashClear,
+            "YXSHOWINFO" => Command::ShowInfo,
+            "DONE" => Command::Invalid("DONE without BOARD".into()),
+            _ => Command::Unknown(clip(&String::from_utf8_lossy(trim_end(line)))),
+        };
+        Some(cmd)
+    }
+}
+
+fn start(w: i64, h: i64) -> Command {
+    let ok = |v: i64| {
+        (crate::game::pos::MIN_SIZE as i64..=crate::game::pos::MAX_SIZE as i64).contains(&v)
+    };
+    if ok(w) && ok(h) {
+        Command::Start {
+            width: w as usize,
+            height: h as usize,
+        }
+    } else {
+        Command::Invalid(format!(
+            "unsupported board size {w}x{h}, supported sizes are 5..32"
+        ))
+    }
+}
+
+fn parse_start(args: &[&str]) -> Command {
+    match args {
+        [n] => match parse_int(n) {
+            Some(n) => start(n, n),
+            None => Command::Invalid(format!("bad START parameter '{}'", clip(n))),
+        },
+        // Yixin-Board sends `START w h`.
+        [w, h] => match (parse_int(w), parse_int(h)) {
+            (Some(w), Some(h)) => start(w, h),
+            _ => Command::Invalid("bad START parameters".into()),
+        },
+        [] => Command::Invalid("START needs a board size".into()),
+        _ => Command::Invalid("bad START parameters".into()),
+    }
+}
+
+/// Keeps echoed input short and printable in one line.
+fn clip(s: &str) -> String {
+    let s: String = s
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if s.chars().count() > 60 {
+        format!("{}...", s.chars().take(60).collect::<String>())
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(line: &str) -> Command {
+        let mut p = Parser::default();
+        let mut v = p.feed(line.as_bytes());
+        assert_eq!(v.len(), 1, "{line}");
+        v.pop().unwrap()
+    }
+
+    #[test]
+    fn parses_start_variants() {
+        assert_eq!(
+            one("START 15"),
+            Command::Start {
+                width: 15,
+                height: 15
+            }
+        );
+        assert_eq!(
+            one("start 20 20"),
+            Command::Start {
+                width: 20,
+                height: 20
+            }
+        );
+        assert_eq!(
+            one("RECTSTART 20,15"),
+            Command::Start {
+                width: 20,
+                height: 15
+            }
+        );
+        for bad in [
+            "START 4",
+            "START 33",
+            "START x",
+            "START",
+            "START 1000",
+            "START -5",
+            "RECTSTART 4,9",
+        ] {
+            assert!(matches!(one(bad), Command::Invalid(_)), "{bad}");
+        }
+    }
+
+    #[test]
+    fn parses_moves_and_info() {
+        assert_eq!(one("  turn   7,8  "), Command::Turn { x: 7, y: 8 });
+        assert_eq!(one("TURN 7, 8"), Command::Turn { x: 7, y: 8 });
+        assert!(matches!(one("TURN a,b"), Command::Invalid(_)));
+        assert!(matches!(one("TURN 3"), Command::Invalid(_)));
+        assert_eq!(
+            one("INFO folder C:/my dir/x"),
+            Command::Info {
+                key: "FOLDER".into(),
+                value: b"C:/my dir/x".to_vec()
+            }
+        );
+        assert!(matches!(one("HELLO world"), Command::Unknown(_)));
+    }
+
+    #[test]
+    fn collects_blocks_on_one_or_many_lines() {
+        let mut p = Parser::default();
+        assert!(p.feed(b"BOARD").is_empty());
+        assert!(p.feed(b"7,7,1").is_empty());
+        assert!(p.feed(b"8,8,2").is_empty());
+        let v = p.feed(b"DONE");
+        assert_eq!(v.len(), 1);
+        assert!(
+            matches!(&v[0], Command::Block { kind: BlockKind::Board, stones } if stones.len() == 2)
+        );
+        let v = p.feed(b"yxboard 7,7,1 8,8,2 done");
+        assert!(
+            matches!(&v[0], Command::Block { kind: BlockKind::YxBoard, stones } if stones.len() == 2)
+        );
+        // Garbage inside a block is reported once, at DONE.
+        assert!(p.feed(b"BOARD").is_empty());
+        assert!(p.feed(b"hello").is_empty());
+        assert!(matches!(p.feed(b"DONE")[0], Command::Invalid(_)));
+        // A command inside a block abandons it.
+        p.feed(b"BOARD");
+        let v = p.feed(b"END");
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[1], Command::End);
+    }
+}

@@ -1,0 +1,432 @@
+//! Iterative-deepening PVS alpha-beta with a transposition table and a four-move threat search
+//! (VCF) at the horizon.
+
+pub mod movepick;
+pub mod time;
+pub mod tt;
+
+use crate::eval::classical::{self, C_FIVE, C_FOUR, C_OPEN_FOUR};
+use crate::game::{Board, Pos};
+use movepick::{generate, generate_fours, MoveList, Situation};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tt::{TranspositionTable, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER};
+
+/// Score of a five made at ply 0; a win found `n` plies later scores `WIN - n`.
+pub const WIN: i32 = 30_000;
+/// Scores beyond this are forced wins or losses.
+pub const WIN_BOUND: i32 = WIN - 1_000;
+const INF: i32 = WIN + 1;
+pub const MAX_PLY: usize = 120;
+/// Four-moves the threat search may chain at the horizon.
+const VCF_DEPTH: i32 = 8;
+/// How often (in nodes) the clock and the stop flag are read.
+const CHECK_EVERY: u64 = 256;
+
+/// What bounds one search.
+#[derive(Clone, Debug)]
+pub struct SearchLimits {
+    pub start: Instant,
+    /// Do not start another iteration after this.
+    pub soft: Duration,
+    /// Abort the search at this.
+    pub hard: Duration,
+    pub max_depth: i32,
+    pub max_nodes: u64,
+}
+
+impl SearchLimits {
+    /// A fixed-depth search with no clock (bench, tests).
+    pub fn depth(depth: i32) -> SearchLimits {
+        SearchLimits {
+            start: Instant::now(),
+            soft: Duration::MAX,
+            hard: Duration::MAX,
+            max_depth: depth,
+            max_nodes: u64::MAX,
+        }
+    }
+}
+
+/// The result of a search, also reported after each completed iteration.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub best: Pos,
+    pub score: i32,
+    pub depth: i32,
+    pub nodes: u64,
+    pub elapsed: Duration,
+    pub pv: Vec<Pos>,
+}
+
+impl Report {
+    pub fn nps(&self) -> u64 {
+        let us = self.elapsed.as_micros().max(1) as u64;
+        self.nodes.saturating_mul(1_000_000) / us
+    }
+
+    /// The score as players read it: centipawn-like number, or `+M5` / `-M3` for a forced result
+    /// in that many moves of the winner.
+    pub fn score_text(&self) -> String {
+        score_text(self.score)
+    }
+}
+
+pub fn score_text(score: i32) -> String {
+    if score > WIN_BOUND {
+        format!("+M{}", (WIN - score + 1) / 2)
+    } else if score < -WIN_BOUND {
+        format!("-M{}", (WIN + score + 1) / 2)
+    } else {
+        score.to_string()
+    }
+}
+
+pub struct Searcher {
+    tt: TranspositionTable,
+    stop: Arc<AtomicBool>,
+    limits: SearchLimits,
+    nodes: u64,
+    aborted: bool,
+    pv: Vec<[Pos; MAX_PLY]>,
+    pv_len: [usize; MAX_PLY + 1],
+}
+
+fn score_to_tt(s: i32, ply: usize) -> i32 {
+    if s > WIN_BOUND {
+        s + ply as i32
+    } else if s < -WIN_BOUND {
+        s - ply as i32
+    } else {
+        s
+    }
+}
+
+fn score_from_tt(s: i32, ply: usize) -> i32 {
+    if s > WIN_BOUND {
+        s - ply as i32
+    } else if s < -WIN_BOUND {
+        s + ply as i32
+    } else {
+        s
+    }
+}
+
+impl Searcher {
+    pub fn new(tt_bytes: usize) -> Searcher {
+        Searcher {
+            tt: TranspositionTable::new(tt_bytes),
+            stop: Arc::new(AtomicBool::new(false)),
+            limits: SearchLimits::depth(1),
+            nodes: 0,
+            aborted: false,
+            pv: vec![[Pos::NONE; MAX_PLY]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY + 1],
+        }
+    }
+
+    pub fn tt_bytes(&self) -> usize {
+        self.tt.size_bytes()
+    }
+
+    pub fn resize_tt(&mut self, bytes: usize) {
+        if bytes != self.tt.size_bytes() {
+            // Free the old table before allocating the new one: peak memory stays at one table.
+            self.tt = TranspositionTable::new(64);
+            self.tt = TranspositionTable::new(bytes);
+        }
+    }
+
+    pub fn clear_tt(&mut self) {
+        self.tt.clear();
+    }
+
+    /// The flag that aborts a running search when set.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    /// Searches `board` for the side to move. `on_iteration` sees each completed iteration.
+    pub fn think(
+        &mut self,
+        board: &Board,
+        limits: SearchLimits,
+        mut on_iteration: impl FnMut(&Report),
+    ) -> Report {
+        let mut board = board.clone();
+        self.limits = limits;
+        self.nodes = 0;
+        self.aborted = false;
+        self.tt.new_search();
+        let mut root = MoveList::default();
+        generate(&mut board, &mut root);
+        let mut report = Report {
+            best: if root.is_empty() {
+                Pos::NONE
+            } else {
+                root.get(0)
+            },
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            elapsed: Duration::ZERO,
+            pv: Vec::new(),
+        };
+        if root.len() <= 1 {
+            // Nothing to choose: answer at once.
+            report.elapsed = self.limits.start.elapsed();
+            report.pv = report
+                .best
+                .is_none()
+                .then(Vec::new)
+                .unwrap_or_else(|| vec![report.best]);
+            return report;
+        }
+        for depth in 1..=self.limits.max_depth.max(1) {
+            let score = self.pvs(&mut board, depth, -INF, INF, 0, true);
+            let has_pv = self.pv_len[0] > 0;
+            if self.aborted {
+                // A root move proven better than the previous best in this iteration is kept.
+                if has_pv && self.pv[0][0] != report.best && depth > 1 {
+                    report.best = self.pv[0][0];
+                    report.pv = self.pv[0][..self.pv_len[0]].to_vec();
+                }
+                break;
+            }
+            report.score = score;
+            report.depth = depth;
+            if has_pv {
+                report.best = self.pv[0][0];
+                report.pv = self.pv[0][..self.pv_len[0]].to_vec();
+            }
+            report.nodes = self.nodes;
+            report.elapsed = self.limits.start.elapsed();
+            on_iteration(&report);
+            if score.abs() > WIN_BOUND || report.elapsed >= self.limits.soft {
+                break;
+            }
+        }
+        report.nodes = self.nodes;
+        report.elapsed = self.limits.start.elapsed();
+        report
+    }
+
+    #[inline]
+    fn poll(&mut self) -> bool {
+        if self.nodes % CHECK_EVERY == 0
+            && (self.stop.load(Ordering::Relaxed)
+                || self.nodes >= self.limits.max_nodes
+                || self.limits.start.elapsed() >= self.limits.hard)
+        {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
+    #[inline]
+    fn evaluate(board: &Board) -> i32 {
+        let me = board.side_to_move();
+        classical::evaluate(board.score_sum(me), board.score_sum(me.other()))
+    }
+
+    fn key(board: &Board) -> u64 {
+        // Rule and size salt the key: one table serves games of different rules and sizes.
+        let salt = (board.rule().info_value() as u64 + 1)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add((board.width() * 64 + board.height()) as u64)
+            .wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        board.hash() ^ salt
+    }
+
+    fn pvs(
+        &mut self,
+        board: &mut Board,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        pv_node: bool,
+    ) -> i32 {
+        self.pv_len[ply] = 0;
+        self.nodes += 1;
+        if self.poll() {
+            return 0;
+        }
+        let me = board.side_to_move();
+        if board.class_count(me, C_FIVE) > 0 {
+            return WIN - (ply as i32 + 1);
+        }
+        if board.is_full() {
+            return 0;
+        }
+        if ply >= MAX_PLY - 8 {
+            return Self::evaluate(board);
+        }
+        if depth <= 0 {
+            return self.qsearch(board, alpha, beta, ply, VCF_DEPTH);
+        }
+        let key = Self::key(board);
+        let mut tt_move = Pos::NONE;
+        if let Some(h) = self.tt.probe(key) {
+            tt_move = h.best;
+            let s = score_from_tt(h.score, ply);
+            if !pv_node
+                && h.depth >= depth
+                && (h.bound == BOUND_EXACT
+                    || (h.bound == BOUND_LOWER && s >= beta)
+                    || (h.bound == BOUND_UPPER && s <= alpha))
+            {
+                return s;
+            }
+        }
+        let mut list = MoveList::default();
+        let situation = generate(board, &mut list);
+        if list.is_empty() {
+            return if situation == Situation::BlockFive {
+                -(WIN - (ply as i32 + 2))
+            } else {
+                0
+            };
+        }
+        if situation == Situation::BlockFive && board.class_count(me.other(), C_FIVE) >= 2 {
+            // Two five points: one block cannot stop both.
+            return -(WIN - (ply as i32 + 2));
+        }
+        if !tt_move.is_none() {
+            list.bring_to_front(tt_move);
+        }
+        let extension = (situation == Situation::BlockFive && list.len() == 1) as i32;
+        let alpha_in = alpha;
+        let mut best = -INF;
+        let mut best_move = Pos::NONE;
+        for i in 0..list.len() {
+            let m = list.get(i);
+            board.play(m, me);
+            let d = depth - 1 + extension;
+            let mut score;
+            if i == 0 {
+                score = -self.pvs(board, d, -beta, -alpha, ply + 1, pv_node);
+            } else {
+                score = -self.pvs(board, d, -alpha - 1, -alpha, ply + 1, false);
+                if score > alpha && score < beta && pv_node && !self.aborted {
+                    score = -self.pvs(board, d, -beta, -alpha, ply + 1, true);
+                }
+            }
+            board.undo();
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = m;
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, m);
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best >= beta {
+            BOUND_LOWER
+        } else if best > alpha_in {
+            BOUND_EXACT
+        } else {
+            BOUND_UPPER
+        };
+        self.tt
+            .store(key, best_move, score_to_tt(best, ply), 0, depth, bound);
+        best
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Pos) {
+        let child_len = self.pv_len[ply + 1];
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply][ply] = m;
+        head[ply][ply + 1..ply + 1 + child_len]
+            .copy_from_slice(&tail[0][ply + 1..ply + 1 + child_len]);
+        self.pv_len[ply] = child_len + 1;
+    }
+
+    /// The horizon: forced blocks are played out, then the side to move tries its fours (VCF).
+    fn qsearch(
+        &mut self,
+        board: &mut Board,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        vcf_left: i32,
+    ) -> i32 {
+        self.pv_len[ply] = 0;
+        self.nodes += 1;
+        if self.poll() {
+            return 0;
+        }
+        let me = board.side_to_move();
+        let opp = me.other();
+        if board.class_count(me, C_FIVE) > 0 {
+            return WIN - (ply as i32 + 1);
+        }
+        if board.is_full() {
+            return 0;
+        }
+        if ply >= MAX_PLY - 4 {
+            return Self::evaluate(board);
+        }
+        if board.class_count(opp, C_FIVE) > 0 {
+            if board.class_count(opp, C_FIVE) >= 2 {
+                return -(WIN - (ply as i32 + 2));
+            }
+            let mut list = MoveList::default();
+            generate(board, &mut list);
+            if list.is_empty() {
+                return -(WIN - (ply as i32 + 2));
+            }
+            let m = list.get(0);
+            board.play(m, me);
+            let score = -self.qsearch(board, -beta, -alpha, ply + 1, vcf_left);
+            board.undo();
+            if score > alpha && !self.aborted {
+                self.update_pv(ply, m);
+            }
+            return score;
+        }
+        let stand = Self::evaluate(board);
+        if stand >= beta || vcf_left <= 0 {
+            return stand;
+        }
+        let mut list = MoveList::default();
+        generate_fours(board, &mut list);
+        if board.class_count(me, C_OPEN_FOUR) > 0
+            && (C_FOUR..=C_OPEN_FOUR).all(|c| board.class_count(opp, c) == 0)
+            && list.iter().any(|p| board.class(me, p) == C_OPEN_FOUR)
+        {
+            // An open four the opponent cannot answer with a four of its own.
+            return WIN - (ply as i32 + 3);
+        }
+        alpha = alpha.max(stand);
+        let mut best = stand;
+        for i in 0..list.len() {
+            let m = list.get(i);
+            board.play(m, me);
+            let score = -self.qsearch(board, -beta, -alpha, ply + 1, vcf_left - 1);
+            board.undo();
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, m);
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+}

@@ -1,0 +1,179 @@
+//! Move generation and ordering.
+//!
+//! The generator answers threats first: a five is played at once; against the opponent's five
+//! only the block is legal; against a threat to make an open four only our fours and the points
+//! of the threatened lines are considered. Otherwise every empty point near a stone is a
+//! candidate, ordered by attack plus defence value, ties by board order.
+
+use crate::eval::classical::{C_FIVE, C_FOUR, C_OPEN_FOUR};
+use crate::game::{Board, Pos};
+
+/// Room for every cell of the largest board.
+pub const MAX_MOVES: usize = 32 * 32;
+
+pub struct MoveList {
+    moves: [(Pos, i32); MAX_MOVES],
+    len: usize,
+}
+
+impl Default for MoveList {
+    fn default() -> Self {
+        MoveList {
+            moves: [(Pos::NONE, 0); MAX_MOVES],
+            len: 0,
+        }
+    }
+}
+
+impl MoveList {
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    #[inline]
+    pub fn get(&self, i: usize) -> Pos {
+        self.moves[i].0
+    }
+    #[inline]
+    fn push(&mut self, p: Pos, score: i32) {
+        self.moves[self.len] = (p, score);
+        self.len += 1;
+    }
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+    pub fn iter(&self) -> impl Iterator<Item = Pos> + '_ {
+        self.moves[..self.len].iter().map(|m| m.0)
+    }
+    /// Moves `p` to the front, if present.
+    pub fn bring_to_front(&mut self, p: Pos) {
+        if let Some(i) = self.moves[..self.len].iter().position(|m| m.0 == p) {
+            self.moves[..=i].rotate_right(1);
+        }
+    }
+    /// Stable sort by descending score: equal scores keep board order, so results are
+    /// deterministic.
+    fn sort(&mut self) {
+        let m = &mut self.moves[..self.len];
+        for i in 1..m.len() {
+            let x = m[i];
+            let mut j = i;
+            while j > 0 && m[j - 1].1 < x.1 {
+                m[j] = m[j - 1];
+                j -= 1;
+            }
+            m[j] = x;
+        }
+    }
+}
+
+/// What kind of node the generator found.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Situation {
+    /// The side to move has a five: the list holds one winning move.
+    Win,
+    /// The opponent threatens five: the list holds the legal blocks (maybe none).
+    BlockFive,
+    /// The opponent threatens an open four: fours and defences only.
+    Defend,
+    Normal,
+}
+
+/// Fills `list` with the moves worth searching for the side to move.
+pub fn generate(board: &mut Board, list: &mut MoveList) -> Situation {
+    list.clear();
+    let me = board.side_to_move();
+    let opp = me.other();
+    if board.class_count(me, C_FIVE) > 0 {
+        if let Some(p) = board
+            .cells_iter()
+            .find(|&p| board.is_empty(p) && board.class(me, p) == C_FIVE)
+        {
+            list.push(p, 0);
+            return Situation::Win;
+        }
+    }
+    if board.class_count(opp, C_FIVE) > 0 {
+        for y in 0..board.height() {
+            for x in 0..board.width() {
+                let p = Pos::new(x, y);
+                if board.is_empty(p) && board.class(opp, p) == C_FIVE && board.is_legal(p, me) {
+                    list.push(p, 0);
+                }
+            }
+        }
+        return Situation::BlockFive;
+    }
+    let defend = board.class_count(opp, C_OPEN_FOUR) > 0;
+    let empty_board = board.stone_count() == 0;
+    for p in board.cells_iter() {
+        if !board.is_empty(p) {
+            continue;
+        }
+        let (mine, theirs) = (board.class(me, p), board.class(opp, p));
+        let keep = if defend {
+            mine >= C_FOUR || theirs >= C_FOUR
+        } else {
+            board.near(p)
+        };
+        if !keep {
+            continue;
+        }
+        let score = board.cell_score(me, p) * 3 / 2 + board.cell_score(opp, p);
+        list.push(p, score);
+    }
+    if list.is_empty() && !defend {
+        // Nothing near a stone (an empty board, or only neutral stones): start at the centre.
+        let centre = Pos::new(board.width() / 2, board.height() / 2);
+        if board.is_empty(centre) && empty_board {
+            list.push(centre, 0);
+        } else {
+            for p in board.cells_iter() {
+                if board.is_empty(p) {
+                    list.push(p, 0);
+                }
+            }
+        }
+    }
+    retain_legal(board, list);
+    list.sort();
+    if defend {
+        Situation::Defend
+    } else {
+        Situation::Normal
+    }
+}
+
+fn retain_legal(board: &mut Board, list: &mut MoveList) {
+    let me = board.side_to_move();
+    if !board.rule().has_forbidden() || me != crate::game::Color::Black {
+        return;
+    }
+    let mut n = 0;
+    for i in 0..list.len {
+        let m = list.moves[i];
+        if board.is_legal(m.0, me) {
+            list.moves[n] = m;
+            n += 1;
+        }
+    }
+    list.len = n;
+}
+
+/// The side to move's moves that make a four or better (for the threat search), best first.
+pub fn generate_fours(board: &mut Board, list: &mut MoveList) {
+    list.clear();
+    let me = board.side_to_move();
+    for p in board.cells_iter() {
+        if board.is_empty(p) && board.class(me, p) >= C_FOUR {
+            let score = board.class(me, p) as i32 * 1000 + board.cell_score(me, p);
+            list.push(p, score);
+        }
+    }
+    retain_legal(board, list);
+    list.sort();
+}

@@ -1,0 +1,125 @@
+//! Time control: turns the INFO limits into a soft target (do not start another iteration after
+//! it) and a hard deadline (abort the search), both measured from when the move was asked for.
+
+use std::time::Duration;
+
+/// Turn limit assumed when the manager never sends `timeout_turn`.
+pub const DEFAULT_TURN_MS: u64 = 5_000;
+/// `time_left` value meaning "no match limit".
+pub const UNLIMITED: i64 = 2_147_483_647;
+
+/// The limits the protocol announced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeLimits {
+    /// `timeout_turn` in ms (`None`: never sent).
+    pub turn_ms: Option<u64>,
+    /// `timeout_match` in ms (0: no limit).
+    pub match_ms: u64,
+    /// The last `time_left` in ms (`None`: never sent).
+    pub time_left_ms: Option<i64>,
+}
+
+impl Default for TimeLimits {
+    fn default() -> Self {
+        TimeLimits {
+            turn_ms: None,
+            match_ms: 0,
+            time_left_ms: None,
+        }
+    }
+}
+
+/// The budget of one move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    pub soft: Duration,
+    pub hard: Duration,
+}
+
+/// Safety margin kept off a turn limit: the process has to be scheduled, print and be read.
+fn turn_margin(turn: u64) -> u64 {
+    (turn / 10).min(300).max((turn / 3).min(30))
+}
+
+/// The budget for a move, given the limits and the match time this engine has used so far
+/// (used only when the manager gives `timeout_match` without `time_left`).
+pub fn budget(limits: &TimeLimits, used_ms: u64) -> Budget {
+    let turn = limits.turn_ms.unwrap_or(DEFAULT_TURN_MS);
+    let (turn_hard, turn_soft) = if turn == 0 {
+        // "As fast as possible": a shallow search only.
+        (15, 5)
+    } else {
+        let hard = turn - turn_margin(turn);
+        (hard, hard * 9 / 20)
+    };
+    let remaining = match limits.time_left_ms {
+        Some(t) if t != UNLIMITED => Some(t),
+        Some(_) => None,
+        None if limits.match_ms > 0 => Some(limits.match_ms as i64 - used_ms as i64),
+        None => None,
+    };
+    let (hard, soft) = match remaining {
+        None => (turn_hard, turn_soft),
+        Some(left) => {
+            let left = left.max(0) as u64;
+            let usable = left - (left / 10).min(500);
+            let match_hard = (usable / 7).max(1);
+            let match_soft = (usable / 25).max(1);
+            (turn_hard.min(match_hard), turn_soft.min(match_soft))
+        }
+    };
+    Budget {
+        soft: Duration::from_millis(soft.min(hard)),
+        hard: Duration::from_millis(hard.max(1)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(turn: Option<u64>, m: u64, left: Option<i64>) -> (u64, u64) {
+        let x = budget(
+            &TimeLimits {
+                turn_ms: turn,
+                match_ms: m,
+                time_left_ms: left,
+            },
+            0,
+        );
+        (x.soft.as_millis() as u64, x.hard.as_millis() as u64)
+    }
+
+    #[test]
+    fn turn_limits_keep_a_margin() {
+        let (s, h) = b(Some(100), 0, None);
+        assert!(h <= 80 && h >= 50 && s < h, "{s} {h}");
+        let (_, h) = b(Some(30_000), 0, Some(UNLIMITED));
+        assert!(h <= 29_800 && h >= 29_000);
+        let (_, h) = b(Some(0), 0, None);
+        assert!(h <= 20);
+        let (_, h) = b(None, 0, None);
+        assert!(h < DEFAULT_TURN_MS);
+    }
+
+    #[test]
+    fn match_time_caps_the_turn() {
+        let (s, h) = b(Some(30_000), 180_000, Some(180_000));
+        assert!(h < 30_000 && h > 10_000, "{h}");
+        assert!(s < h && s >= 5_000, "{s}");
+        let (_, h) = b(Some(5_000), 100_000, Some(1_000));
+        assert!(h <= 200);
+        let (_, h) = b(Some(5_000), 100_000, Some(-50));
+        assert!(h <= 1);
+        // Match limit without time_left: own accounting.
+        let x = budget(
+            &TimeLimits {
+                turn_ms: Some(5_000),
+                match_ms: 10_000,
+                time_left_ms: None,
+            },
+            9_900,
+        );
+        assert!(x.hard.as_millis() <= 20);
+    }
+}

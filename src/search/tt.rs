@@ -1,0 +1,168 @@
+//! The transposition table: 16-byte entries in 64-byte buckets of four, replaced by depth and age.
+
+use crate::game::Pos;
+
+pub const BOUND_NONE: u8 = 0;
+pub const BOUND_UPPER: u8 = 1;
+pub const BOUND_LOWER: u8 = 2;
+pub const BOUND_EXACT: u8 = 3;
+
+/// Entries per bucket; a bucket is 64 bytes, one cache line.
+const BUCKET: usize = 4;
+/// Each entry is two words: the full key, and the packed data.
+const WORDS: usize = 2;
+
+/// What a probe found.
+#[derive(Clone, Copy, Debug)]
+pub struct Hit {
+    pub best: Pos,
+    pub score: i32,
+    pub eval: i32,
+    pub depth: i32,
+    pub bound: u8,
+}
+
+/// Packed data word: best (16) | score (16) | eval (16) | depth (8) | age << 2 | bound (8).
+#[inline]
+fn pack(best: Pos, score: i32, eval: i32, depth: i32, age: u8, bound: u8) -> u64 {
+    let score = score.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16 as u64;
+    let eval = eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16 as u64;
+    let depth = depth.clamp(-100, 127) as i8 as u8 as u64;
+    best.0 as u64 | score << 16 | eval << 32 | depth << 48 | ((age << 2 | bound) as u64) << 56
+}
+
+#[inline]
+fn data_bound(d: u64) -> u8 {
+    (d >> 56) as u8 & 3
+}
+#[inline]
+fn data_age(d: u64) -> u8 {
+    (d >> 58) as u8
+}
+#[inline]
+fn data_depth(d: u64) -> i32 {
+    (d >> 48) as u8 as i8 as i32
+}
+
+pub struct TranspositionTable {
+    /// Plain words so that the allocation is zeroed by the allocator (pages are touched only
+    /// when used, so start-up stays cheap and memory grows with use).
+    words: Vec<u64>,
+    buckets: usize,
+    age: u8,
+}
+
+impl TranspositionTable {
+    /// A table using at most `bytes` (rounded down to a power-of-two bucket count, at least one).
+    pub fn new(bytes: usize) -> TranspositionTable {
+        let bucket_bytes = BUCKET * WORDS * 8;
+        let n = (bytes / bucket_bytes).max(1);
+        let n = 1usize << (usize::BITS - 1 - n.leading_zeros());
+        TranspositionTable {
+            words: vec![0u64; n * BUCKET * WORDS],
+            buckets: n,
+            age: 0,
+        }
+    }
+
+    pub fn size_bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
+    pub fn clear(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+        self.age = 0;
+    }
+
+    /// Starts a new search: older entries become preferred victims.
+    pub fn new_search(&mut self) {
+        self.age = (self.age + 1) & 63;
+    }
+
+    #[inline]
+    fn bucket_start(&self, key: u64) -> usize {
+        ((key as usize) & (self.buckets - 1)) * BUCKET * WORDS
+    }
+
+    pub fn probe(&self, key: u64) -> Option<Hit> {
+        let start = self.bucket_start(key);
+        let bucket = &self.words[start..start + BUCKET * WORDS];
+        bucket
+            .chunks_exact(WORDS)
+            .find(|e| e[0] == key && data_bound(e[1]) != BOUND_NONE)
+            .map(|e| {
+                let d = e[1];
+                Hit {
+                    best: Pos(d as u16),
+                    score: (d >> 16) as u16 as i16 as i32,
+                    eval: (d >> 32) as u16 as i16 as i32,
+                    depth: data_depth(d),
+                    bound: data_bound(d),
+                }
+            })
+    }
+
+    pub fn store(&mut self, key: u64, best: Pos, score: i32, eval: i32, depth: i32, bound: u8) {
+        let age = self.age;
+        let start = self.bucket_start(key);
+        let bucket = &mut self.words[start..start + BUCKET * WORDS];
+        // Same position first, else an empty slot, else the entry worth least: shallow and old.
+        let mut victim = 0;
+        let mut worst = i32::MAX;
+        for (j, e) in bucket.chunks_exact(WORDS).enumerate() {
+            if e[0] == key || data_bound(e[1]) == BOUND_NONE {
+                victim = j;
+                break;
+            }
+            let old = ((age as i32 - data_age(e[1]) as i32) & 63) * 4;
+            let worth = data_depth(e[1]) - old;
+            if worth < worst {
+                worst = worth;
+                victim = j;
+            }
+        }
+        let e = &mut bucket[victim * WORDS..victim * WORDS + WORDS];
+        let same = e[0] == key && data_bound(e[1]) != BOUND_NONE;
+        // Keep a deeper exact result for the same position unless this one is exact too.
+        if same
+            && data_bound(e[1]) == BOUND_EXACT
+            && bound != BOUND_EXACT
+            && data_depth(e[1]) > depth
+        {
+            return;
+        }
+        let best = if best.is_none() && same {
+            Pos(e[1] as u16)
+        } else {
+            best
+        };
+        e[0] = key;
+        e[1] = pack(best, score, eval, depth, age, bound);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_and_finds_entries() {
+        let mut tt = TranspositionTable::new(1 << 16);
+        assert_eq!(tt.size_bytes(), 1 << 16);
+        tt.store(12345, Pos(77), -10, 5, -3, BOUND_EXACT);
+        let h = tt.probe(12345).unwrap();
+        assert_eq!(
+            (h.best, h.score, h.eval, h.depth, h.bound),
+            (Pos(77), -10, 5, -3, BOUND_EXACT)
+        );
+        assert!(tt.probe(54321).is_none());
+        tt.clear();
+        assert!(tt.probe(12345).is_none());
+    }
+
+    #[test]
+    fn size_rounds_down_to_a_power_of_two() {
+        assert_eq!(TranspositionTable::new(100_000).size_bytes(), 65536);
+        assert_eq!(TranspositionTable::new(1).size_bytes(), 64);
+    }
+}
