@@ -7,3 +7,4 @@ pub mod eval;
 pub mod game;
 pub mod protocol;
 pub mod search;
+pub mod solve;

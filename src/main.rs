@@ -14,6 +14,19 @@ fn main() {
                 .unwrap_or(tengen::bench::DEFAULT_DEPTH);
             tengen::bench::run(depth);
         }
+        Some("solve") => {
+            let ms = args
+                .iter()
+                .find_map(|a| a.strip_prefix("--ms="))
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(1000);
+            let files: Vec<String> = args[1..]
+                .iter()
+                .filter(|a| !a.starts_with("--"))
+                .cloned()
+                .collect();
+            tengen::solve::run(&files, std::time::Duration::from_millis(ms));
+        }
         Some("--help") | Some("-h") | Some("help") => {
             println!("usage: pbrain-tengen            speak the Gomocup (pbrain) protocol on stdin/stdout");
             println!(

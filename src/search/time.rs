@@ -9,7 +9,7 @@ pub const DEFAULT_TURN_MS: u64 = 5_000;
 pub const UNLIMITED: i64 = 2_147_483_647;
 
 /// The limits the protocol announced.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TimeLimits {
     /// `timeout_turn` in ms (`None`: never sent).
     pub turn_ms: Option<u64>,
@@ -17,16 +17,6 @@ pub struct TimeLimits {
     pub match_ms: u64,
     /// The last `time_left` in ms (`None`: never sent).
     pub time_left_ms: Option<i64>,
-}
-
-impl Default for TimeLimits {
-    fn default() -> Self {
-        TimeLimits {
-            turn_ms: None,
-            match_ms: 0,
-            time_left_ms: None,
-        }
-    }
 }
 
 /// The budget of one move.
@@ -93,9 +83,9 @@ mod tests {
     #[test]
     fn turn_limits_keep_a_margin() {
         let (s, h) = b(Some(100), 0, None);
-        assert!(h <= 80 && h >= 50 && s < h, "{s} {h}");
+        assert!((50..=80).contains(&h) && s < h, "{s} {h}");
         let (_, h) = b(Some(30_000), 0, Some(UNLIMITED));
-        assert!(h <= 29_800 && h >= 29_000);
+        assert!((29_000..=29_800).contains(&h));
         let (_, h) = b(Some(0), 0, None);
         assert!(h <= 20);
         let (_, h) = b(None, 0, None);
