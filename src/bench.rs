@@ -5,7 +5,7 @@ use crate::game::{Board, Color, Rule};
 use crate::search::{SearchLimits, Searcher};
 use std::time::Instant;
 
-pub const DEFAULT_DEPTH: i32 = 7;
+pub const DEFAULT_DEPTH: i32 = 6;
 const BENCH_TT_BYTES: usize = 16 << 20;
 
 /// (rule, size, moves in play order from black) — openings and middle games of each rule.

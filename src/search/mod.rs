@@ -91,6 +91,8 @@ pub struct Searcher {
     aborted: bool,
     pv: Vec<[Pos; MAX_PLY]>,
     pv_len: [usize; MAX_PLY + 1],
+    /// One reusable move list per ply.
+    lists: Vec<MoveList>,
 }
 
 fn score_to_tt(s: i32, ply: usize) -> i32 {
@@ -123,6 +125,7 @@ impl Searcher {
             aborted: false,
             pv: vec![[Pos::NONE; MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
+            lists: (0..=MAX_PLY).map(|_| MoveList::with_capacity()).collect(),
         }
     }
 
@@ -159,7 +162,7 @@ impl Searcher {
         self.nodes = 0;
         self.aborted = false;
         self.tt.new_search();
-        let mut root = MoveList::default();
+        let mut root = MoveList::with_capacity();
         generate(&mut board, &mut root);
         let mut report = Report {
             best: if root.is_empty() {
@@ -315,6 +318,7 @@ impl Searcher {
             }
             board.undo();
             if self.aborted {
+                self.lists[ply] = list;
                 return 0;
             }
             if score > best {
@@ -329,6 +333,7 @@ impl Searcher {
                 }
             }
         }
+        self.lists[ply] = list;
         let bound = if best >= beta {
             BOUND_LOWER
         } else if best > alpha_in {
@@ -379,12 +384,13 @@ impl Searcher {
             if board.class_count(opp, C_FIVE) >= 2 {
                 return -(WIN - (ply as i32 + 2));
             }
-            let mut list = MoveList::default();
+            let mut list = std::mem::take(&mut self.lists[ply]);
             generate(board, &mut list);
-            if list.is_empty() {
+            let first = (!list.is_empty()).then(|| list.get(0));
+            self.lists[ply] = list;
+            let Some(m) = first else {
                 return -(WIN - (ply as i32 + 2));
-            }
-            let m = list.get(0);
+            };
             board.play(m, me);
             let score = -self.qsearch(board, -beta, -alpha, ply + 1, vcf_left);
             board.undo();
@@ -397,13 +403,14 @@ impl Searcher {
         if stand >= beta || vcf_left <= 0 {
             return stand;
         }
-        let mut list = MoveList::default();
+        let mut list = std::mem::take(&mut self.lists[ply]);
         generate_fours(board, &mut list);
         if board.class_count(me, C_OPEN_FOUR) > 0
             && (C_FOUR..=C_OPEN_FOUR).all(|c| board.class_count(opp, c) == 0)
             && list.iter().any(|p| board.class(me, p) == C_OPEN_FOUR)
         {
             // An open four the opponent cannot answer with a four of its own.
+            self.lists[ply] = list;
             return WIN - (ply as i32 + 3);
         }
         alpha = alpha.max(stand);
@@ -414,6 +421,7 @@ impl Searcher {
             let score = -self.qsearch(board, -beta, -alpha, ply + 1, vcf_left - 1);
             board.undo();
             if self.aborted {
+                self.lists[ply] = list;
                 return 0;
             }
             if score > best {
@@ -427,6 +435,7 @@ impl Searcher {
                 }
             }
         }
+        self.lists[ply] = list;
         best
     }
 }

@@ -11,28 +11,24 @@ use crate::game::{Board, Pos};
 /// Room for every cell of the largest board.
 pub const MAX_MOVES: usize = 32 * 32;
 
+/// Candidate moves with their ordering scores. The searcher keeps one list per ply and reuses
+/// its allocation, so generating moves never allocates in the search.
+#[derive(Default)]
 pub struct MoveList {
-    moves: [(Pos, i32); MAX_MOVES],
-    len: usize,
-}
-
-impl Default for MoveList {
-    fn default() -> Self {
-        MoveList {
-            moves: [(Pos::NONE, 0); MAX_MOVES],
-            len: 0,
-        }
-    }
+    moves: Vec<(Pos, i32)>,
 }
 
 impl MoveList {
+    pub fn with_capacity() -> MoveList {
+        MoveList { moves: Vec::with_capacity(MAX_MOVES) }
+    }
     #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        self.moves.len()
     }
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.moves.is_empty()
     }
     #[inline]
     pub fn get(&self, i: usize) -> Pos {
@@ -40,25 +36,24 @@ impl MoveList {
     }
     #[inline]
     fn push(&mut self, p: Pos, score: i32) {
-        self.moves[self.len] = (p, score);
-        self.len += 1;
+        self.moves.push((p, score));
     }
     pub fn clear(&mut self) {
-        self.len = 0;
+        self.moves.clear();
     }
     pub fn iter(&self) -> impl Iterator<Item = Pos> + '_ {
-        self.moves[..self.len].iter().map(|m| m.0)
+        self.moves.iter().map(|m| m.0)
     }
     /// Moves `p` to the front, if present.
     pub fn bring_to_front(&mut self, p: Pos) {
-        if let Some(i) = self.moves[..self.len].iter().position(|m| m.0 == p) {
+        if let Some(i) = self.moves.iter().position(|m| m.0 == p) {
             self.moves[..=i].rotate_right(1);
         }
     }
     /// Stable sort by descending score: equal scores keep board order, so results are
     /// deterministic.
     fn sort(&mut self) {
-        let m = &mut self.moves[..self.len];
+        let m = &mut self.moves[..];
         for i in 1..m.len() {
             let x = m[i];
             let mut j = i;
@@ -153,15 +148,7 @@ fn retain_legal(board: &mut Board, list: &mut MoveList) {
     if !board.rule().has_forbidden() || me != crate::game::Color::Black {
         return;
     }
-    let mut n = 0;
-    for i in 0..list.len {
-        let m = list.moves[i];
-        if board.is_legal(m.0, me) {
-            list.moves[n] = m;
-            n += 1;
-        }
-    }
-    list.len = n;
+    list.moves.retain(|m| board.is_legal(m.0, me));
 }
 
 /// The side to move's moves that make a four or better (for the threat search), best first.
