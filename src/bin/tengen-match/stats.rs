@@ -1,0 +1,206 @@
+//! Match statistics: Elo from a score, the 95 % interval from pentanomial game-pair counts, and
+//! the pentanomial GSPRT log-likelihood ratio.
+//!
+//! Games are played in pairs (one opening, colours swapped). A pair scores 0, ½, 1, 1½ or 2 for
+//! the first engine; `penta[k]` counts pairs that scored `k / 2`. Treating each pair as one
+//! sample with per-game mean `k / 4` removes the opening's bias from the variance, which is why
+//! the interval is usually narrower than the trinomial (per-game) one.
+
+use crate::cli::SprtParams;
+
+/// z for a two-sided 95 % interval.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// Elo difference for an expected score `s` (logistic model).
+pub fn elo_from_score(s: f64) -> f64 {
+    let s = s.clamp(1e-6, 1.0 - 1e-6);
+    -400.0 * (1.0 / s - 1.0).log10()
+}
+
+/// Expected score for an Elo difference.
+pub fn score_from_elo(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tally {
+    pub wins: u32,
+    pub losses: u32,
+    pub draws: u32,
+    /// Pairs by the first engine's pair score ×2: 0, 1, 2, 3, 4 half-points.
+    pub penta: [u32; 5],
+}
+
+/// Mean and variance of the per-game score over pentanomial pairs.
+pub fn penta_mean_var(penta: &[u32; 5]) -> Option<(f64, f64, f64)> {
+    let n: f64 = penta.iter().map(|&c| c as f64).sum();
+    if n == 0.0 {
+        return None;
+    }
+    let mean = penta
+        .iter()
+        .enumerate()
+        .map(|(k, &c)| c as f64 * k as f64 / 4.0)
+        .sum::<f64>()
+        / n;
+    let var = penta
+        .iter()
+        .enumerate()
+        .map(|(k, &c)| c as f64 * (k as f64 / 4.0 - mean).powi(2))
+        .sum::<f64>()
+        / n;
+    Some((n, mean, var))
+}
+
+impl Tally {
+    pub fn games(&self) -> u32 {
+        self.wins + self.losses + self.draws
+    }
+
+    pub fn pairs(&self) -> u32 {
+        self.penta.iter().sum()
+    }
+
+    /// Score of the first engine over all games, 0..1.
+    pub fn score(&self) -> Option<f64> {
+        let g = self.games();
+        (g > 0).then(|| (self.wins as f64 + 0.5 * self.draws as f64) / g as f64)
+    }
+
+    pub fn elo(&self) -> Option<f64> {
+        self.score().map(elo_from_score)
+    }
+
+    /// The 95 % Elo interval from the pentanomial pairs (`None` with fewer than 2 pairs).
+    pub fn elo_interval(&self) -> Option<(f64, f64)> {
+        let (n, mean, var) = penta_mean_var(&self.penta)?;
+        if n < 2.0 {
+            return None;
+        }
+        let se = (var / n).sqrt();
+        Some((
+            elo_from_score(mean - Z95 * se),
+            elo_from_score(mean + Z95 * se),
+        ))
+    }
+
+    /// The GSPRT log-likelihood ratio of H1 (elo1) against H0 (elo0) under the normal
+    /// approximation over pentanomial pairs: `N (s1 - s0) (2 m - s0 - s1) / (2 var)`.
+    pub fn llr(&self, p: &SprtParams) -> f64 {
+        let Some((n, mean, var)) = penta_mean_var(&self.penta) else {
+            return 0.0;
+        };
+        if var <= 0.0 {
+            return 0.0;
+        }
+        let s0 = score_from_elo(p.elo0);
+        let s1 = score_from_elo(p.elo1);
+        n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+    }
+
+    /// One compact line: `W-L-D 5-3-2  score 0.600  Elo +70.4 [-30.1, +171.2]`.
+    pub fn line(&self) -> String {
+        let mut s = format!("W-L-D {}-{}-{}", self.wins, self.losses, self.draws);
+        if let Some(sc) = self.score() {
+            s.push_str(&format!(
+                "  score {:.3}  Elo {:+.1}",
+                sc,
+                self.elo().unwrap()
+            ));
+            if let Some((lo, hi)) = self.elo_interval() {
+                s.push_str(&format!(" [{lo:+.1}, {hi:+.1}]"));
+            }
+        }
+        s
+    }
+}
+
+/// The SPRT bounds `(lower, upper)` for `alpha`, `beta`.
+pub fn sprt_bounds(p: &SprtParams) -> (f64, f64) {
+    (
+        (p.beta / (1.0 - p.alpha)).ln(),
+        ((1.0 - p.beta) / p.alpha).ln(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, eps: f64) -> bool {
+        (a - b).abs() < eps
+    }
+
+    #[test]
+    fn elo_from_scores() {
+        assert!(close(elo_from_score(0.5), 0.0, 1e-12));
+        // -400 log10(1/3) = 190.849
+        assert!(close(elo_from_score(0.75), 190.848_501_887_865, 1e-9));
+        assert!(close(elo_from_score(0.25), -190.848_501_887_865, 1e-9));
+        // 10 Elo = 0.514387...
+        assert!(close(score_from_elo(10.0), 0.514_387_184_166_0, 1e-12));
+        assert!(close(elo_from_score(score_from_elo(37.0)), 37.0, 1e-9));
+    }
+
+    #[test]
+    fn pentanomial_variance_by_hand() {
+        // Pairs 1,2,3,2,1: mean (0 + 2*.25 + 3*.5 + 2*.75 + 1) / 9 = 0.5,
+        // var (.25 + 2*.0625 + 0 + 2*.0625 + .25) / 9 = 0.75 / 9.
+        let (n, m, v) = penta_mean_var(&[1, 2, 3, 2, 1]).unwrap();
+        assert_eq!(n, 9.0);
+        assert!(close(m, 0.5, 1e-12));
+        assert!(close(v, 0.75 / 9.0, 1e-12));
+        // Pairs 0,0,4,0,2: mean (4*.5 + 2*1)/6 = 2/3, var (4*(1/6)^2 + 2*(1/3)^2)/6 = 1/18.
+        let (_, m, v) = penta_mean_var(&[0, 0, 4, 0, 2]).unwrap();
+        assert!(close(m, 2.0 / 3.0, 1e-12));
+        assert!(close(v, 1.0 / 18.0, 1e-12));
+        assert_eq!(penta_mean_var(&[0; 5]), None);
+    }
+
+    #[test]
+    fn interval_by_hand() {
+        // 9 pairs as above: se = sqrt(0.75/81) = 0.0962250; bounds 0.5 -+ 1.959964*se
+        // = 0.311402 / 0.688598 -> Elo -+ 137.857 (symmetric).
+        let t = Tally {
+            wins: 7,
+            losses: 7,
+            draws: 4,
+            penta: [1, 2, 3, 2, 1],
+        };
+        let (lo, hi) = t.elo_interval().unwrap();
+        assert!(close(lo, -hi, 1e-9));
+        assert!(close(hi, elo_from_score(0.688_597_6), 0.01), "hi {hi}");
+        assert!(close(hi, 137.857, 0.01), "hi {hi}");
+        assert_eq!(t.score(), Some(0.5));
+    }
+
+    #[test]
+    fn llr_by_hand() {
+        // Pairs 0,1,2,1,0: N 4, mean 0.5, var 0.125/4 = 0.03125.
+        // elo0 0, elo1 10: s0 .5, s1 .5143872; LLR = 4 * .0143872 * (1 - 1.0143872) / .0625
+        // = -0.0132474.
+        let t = Tally {
+            wins: 3,
+            losses: 3,
+            draws: 2,
+            penta: [0, 1, 2, 1, 0],
+        };
+        let p = SprtParams {
+            elo0: 0.0,
+            elo1: 10.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        assert!(close(t.llr(&p), -0.013_247_4, 1e-6), "{}", t.llr(&p));
+        // Pairs 0,0,0,10,10: mean 0.875, var (10*.015625 + 10*.015625)/20 = 0.015625;
+        // LLR = 20 * .0143872 * (1.75 - 1.0143872) / .03125 = 6.77337.
+        let t = Tally {
+            penta: [0, 0, 0, 10, 10],
+            ..Default::default()
+        };
+        assert!(close(t.llr(&p), 6.773_37, 1e-4), "{}", t.llr(&p));
+        let (lo, hi) = sprt_bounds(&p);
+        assert!(close(lo, -2.944_438_979, 1e-6));
+        assert!(close(hi, 2.944_438_979, 1e-6));
+    }
+}
