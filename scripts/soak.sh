@@ -55,7 +55,12 @@ engine="${engine:-target/release/pbrain-tengen}"
 if [[ $build -eq 1 ]]; then
     cargo build --release --bins
 fi
-mkdir -p "$out"
+mkdir -p "$out/bin"
+# Snapshot the binaries so a rebuild during the soak cannot change or remove them mid-run.
+cp "$engine" "$out/bin/$(basename "$engine")"
+cp target/release/tengen-match "$out/bin/tengen-match"
+engine="$out/bin/$(basename "$engine")"
+runner="$out/bin/tengen-match"
 
 read -r -a rule_list <<<"$rules"
 read -r -a size_list <<<"$sizes"
@@ -81,7 +86,7 @@ for rule in "${rule_list[@]}"; do
         json="$out/$tag.json"
         rm -f "$json"
         set +e
-        target/release/tengen-match \
+        "$runner" \
             --engine "cmd=$engine" name=A --engine "cmd=$engine" name=B \
             --each "tc=$match_s/$turn_s" --rule "$rule" --size "$size" --games "$n" \
             --concurrency "$conc" --tolerance "$tol" --seed "$seed" \
