@@ -111,20 +111,38 @@ impl PatternTable {
         Pattern::from_code(self.entry(key))
     }
 
+    /// Computes an entry from the entries of the keys with one more own stone: a point that
+    /// completes a five is counted, every other point contributes its pattern one step weaker
+    /// (an open four one stone away is an open three, and so on). The recursion adds a stone per
+    /// level, so it ends; its results fill the table too.
     fn compute(&self, key: u32) -> u8 {
-        let mut line = [0u8; 11];
-        for off in -5isize..=5 {
-            if off != 0 {
-                line[(off + 5) as usize] = ((key >> slot_shift(off)) & 3) as u8;
-            }
-        }
-        line[5] = self.own;
+        let line = decode(key, self.own);
         let mut flags = 0;
         let (a, b) = self.run(&line, 5);
         if b - a + 1 >= 6 {
             flags |= OVERLINE_FLAG;
         }
-        flags | self.classify(&mut line) as u8
+        if self.centre_five(&line) {
+            return flags | Pattern::Five as u8;
+        }
+        let mut fives = 0;
+        let mut best = Pattern::None;
+        for off in -4isize..=4 {
+            if off == 0 || line[(off + 5) as usize] != Cell::Empty as u8 {
+                continue;
+            }
+            let next = key | (self.own as u32) << slot_shift(off);
+            match self.pattern(next) {
+                Pattern::Five => fives += 1,
+                p => best = best.max(weaker(p)),
+            }
+        }
+        flags
+            | match fives {
+                0 => best,
+                1 => Pattern::Four,
+                _ => Pattern::OpenFour,
+            } as u8
     }
 
     /// The bounds [a, b] of the own run through index `i` (the window edge ends a run).
@@ -155,6 +173,7 @@ impl PatternTable {
     }
 
     /// The number of empty points that complete a five through the centre stone.
+    #[cfg(test)]
     fn five_points(&self, line: &mut [u8; 11]) -> usize {
         let mut n = 0;
         for j in 1..10 {
@@ -169,7 +188,9 @@ impl PatternTable {
         n
     }
 
-    /// The best pattern the centre stone (placed) makes, searching up to two more own stones.
+    /// Reference for the table: the best pattern the centre stone (placed) makes, found by
+    /// trying up to two more own stones directly.
+    #[cfg(test)]
     fn classify(&self, line: &mut [u8; 11]) -> Pattern {
         if self.centre_five(line) {
             return Pattern::Five;
@@ -221,9 +242,60 @@ impl PatternTable {
     }
 }
 
+/// The 11-cell window of a key with `own` on the centre.
+fn decode(key: u32, own: u8) -> [u8; 11] {
+    let mut line = [0u8; 11];
+    for off in -5isize..=5 {
+        if off != 0 {
+            line[(off + 5) as usize] = ((key >> slot_shift(off)) & 3) as u8;
+        }
+    }
+    line[5] = own;
+    line
+}
+
+/// What a pattern one stone away is worth now.
+fn weaker(p: Pattern) -> Pattern {
+    match p {
+        Pattern::OpenFour => Pattern::OpenThree,
+        Pattern::Four => Pattern::Three,
+        Pattern::OpenThree => Pattern::OpenTwo,
+        Pattern::Three => Pattern::Two,
+        _ => Pattern::None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_agrees_with_direct_classification() {
+        let mut seed = 7u64;
+        for kind in FiveKind::ALL {
+            for own in [Cell::Black, Cell::White] {
+                let t = PatternTable::get(kind, own);
+                for _ in 0..20_000 {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    // Bias towards own stones and empties, as real lines are.
+                    let mut key = 0u32;
+                    for off in (-5isize..=5).filter(|&o| o != 0) {
+                        let r = (seed >> (off + 5) as u32 * 3) & 7;
+                        let v = match r {
+                            0..=2 => 0,
+                            3..=5 => own as u32,
+                            6 => 3 - own as u32,
+                            _ => 3,
+                        };
+                        key |= v << slot_shift(off);
+                    }
+                    let mut line = decode(key, own as u8);
+                    let direct = t.classify(&mut line);
+                    assert_eq!(t.pattern(key), direct, "{kind:?} {own:?} key {key:#x}");
+                }
+            }
+        }
+    }
 
     /// Builds a key from a picture of the 11-cell window: `x` own, `o` opponent, `#` wall,
     /// `.` empty; the centre character (index 5) must be `.` or `*`.
