@@ -22,7 +22,7 @@ pub const MAX_PLY: usize = 120;
 /// Four-moves the threat search may chain at the horizon.
 const VCF_DEPTH: i32 = 8;
 /// How often (in nodes) the clock and the stop flag are read.
-const CHECK_EVERY: u64 = 256;
+const CHECK_EVERY: u64 = 32;
 
 /// What bounds one search.
 #[derive(Clone, Debug)]
