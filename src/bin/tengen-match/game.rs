@@ -5,7 +5,7 @@ use crate::cli::{Config, EngineSpec};
 use crate::engine::{end_all, Engine, Fault, FaultKind};
 use crate::openings::Opening;
 use std::time::{Duration, Instant};
-use tengen::game::{Board, Color, Foul};
+use tengen::game::{Board, Color, Foul, Pos};
 
 /// `INFO time_left` when the match time is unlimited.
 pub const UNLIMITED: i64 = 2_147_483_647;
@@ -101,6 +101,45 @@ impl GameResult {
             Some(_) => "0-1",
             None => "1/2-1/2",
         }
+    }
+}
+
+/// What a legal (on-board, empty) move does under the rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Continue,
+    /// It makes a winning line (for renju black: an exact five, which is never a foul).
+    Win,
+    /// A renju foul by black: black loses.
+    Foul(Foul),
+}
+
+/// Judges a move of `color` on the empty point `p`, before it is played: five first, then the
+/// renju foul check for black, as the referees do.
+pub fn judge(board: &mut Board, p: Pos, color: Color) -> Verdict {
+    if board.is_winning_move(p, color) {
+        return Verdict::Win;
+    }
+    if color == Color::Black {
+        if let Some(f) = board.foul(p) {
+            return Verdict::Foul(f);
+        }
+    }
+    Verdict::Continue
+}
+
+/// Whether the game is drawn before the next move: full board, the renju 25-empty-squares rule
+/// (GomocupJudge), or `--draw-after` stones on the board.
+pub fn draw(board: &Board, draw_after: Option<usize>) -> Option<Reason> {
+    if board.is_full() {
+        return Some(Reason::FullBoard);
+    }
+    if board.rule().has_forbidden() && board.empty_count() <= 25 {
+        return Some(Reason::RenjuDraw);
+    }
+    match draw_after {
+        Some(n) if board.stone_count() >= n => Some(Reason::DrawAfter(n)),
+        _ => None,
     }
 }
 
@@ -219,17 +258,8 @@ pub fn play(cfg: &Config, setup: Setup, slots: &mut [Option<Engine>; 2]) -> Game
     };
 
     let (winner, reason, faulty): (Option<usize>, Reason, Option<usize>) = 'game: loop {
-        // Draw checks before the next move.
-        if board.is_full() {
-            break (None, Reason::FullBoard, None);
-        }
-        if cfg.rule.has_forbidden() && board.empty_count() <= 25 {
-            break (None, Reason::RenjuDraw, None);
-        }
-        if let Some(n) = cfg.draw_after {
-            if board.stone_count() >= n {
-                break (None, Reason::DrawAfter(n), None);
-            }
+        if let Some(r) = draw(&board, cfg.draw_after) {
+            break (None, r, None);
         }
         let me = engine_of(color);
         let other = 1 - me;
@@ -289,12 +319,7 @@ pub fn play(cfg: &Config, setup: Setup, slots: &mut [Option<Engine>; 2]) -> Game
                 format!("{},{} is occupied", reply.x, reply.y),
             ));
         }
-        let wins = board.is_winning_move(p, color);
-        let foul = if !wins && color == Color::Black {
-            board.foul(p)
-        } else {
-            None
-        };
+        let verdict = judge(&mut board, p, color);
         board.play(p, color);
         moves.push(MoveRec {
             x: reply.x,
@@ -308,11 +333,10 @@ pub fn play(cfg: &Config, setup: Setup, slots: &mut [Option<Engine>; 2]) -> Game
         if cfg.show {
             show_move(cfg, &board, &moves);
         }
-        if wins {
-            break 'game (Some(me), Reason::Five, None);
-        }
-        if let Some(f) = foul {
-            break (Some(other), Reason::Foul(f), None);
+        match verdict {
+            Verdict::Win => break 'game (Some(me), Reason::Five, None),
+            Verdict::Foul(f) => break (Some(other), Reason::Foul(f), None),
+            Verdict::Continue => {}
         }
         color = color.other();
     };
@@ -372,7 +396,7 @@ fn show_move(cfg: &Config, board: &Board, moves: &[MoveRec]) {
             "white"
         },
         who,
-        tengen::game::Pos::new(m.x as usize, m.y as usize).to_notation(cfg.size),
+        Pos::new(m.x as usize, m.y as usize).to_notation(cfg.size),
         m.x,
         m.y,
         m.ms
@@ -380,4 +404,165 @@ fn show_move(cfg: &Config, board: &Board, moves: &[MoveRec]) {
     print!("{}", board.render());
     let list: Vec<String> = moves.iter().map(|m| format!("{},{}", m.x, m.y)).collect();
     println!("Moves: {}", list.join(" "));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tengen::game::Rule;
+
+    /// A board with black stones `b` and white stones `w` (black's placed first, no win checks).
+    fn board(rule: Rule, b: &[(usize, usize)], w: &[(usize, usize)]) -> Board {
+        let mut bd = Board::new(15, 15, rule).unwrap();
+        for &(x, y) in b {
+            bd.play(Pos::new(x, y), Color::Black);
+        }
+        for &(x, y) in w {
+            bd.play(Pos::new(x, y), Color::White);
+        }
+        bd
+    }
+
+    fn j(
+        rule: Rule,
+        b: &[(usize, usize)],
+        w: &[(usize, usize)],
+        p: (usize, usize),
+        c: Color,
+    ) -> Verdict {
+        let mut bd = board(rule, b, w);
+        judge(&mut bd, Pos::new(p.0, p.1), c)
+    }
+
+    const CARO9: Rule = Rule::Caro {
+        overline_wins: false,
+    };
+    const CARO8: Rule = Rule::Caro {
+        overline_wins: true,
+    };
+    // Row 7: stones at x = 3..=6 and 8, so x = 7 makes six in a row.
+    const SIX: &[(usize, usize)] = &[(3, 7), (4, 7), (5, 7), (6, 7), (8, 7)];
+    const FOUR: &[(usize, usize)] = &[(3, 7), (4, 7), (5, 7), (6, 7)];
+
+    #[test]
+    fn five_and_overline_by_rule() {
+        use Color::*;
+        let far = &[(0, 0), (0, 2), (0, 4), (0, 6), (0, 8)];
+        assert_eq!(j(Rule::Freestyle, FOUR, far, (7, 7), Black), Verdict::Win);
+        assert_eq!(j(Rule::Freestyle, SIX, far, (7, 7), Black), Verdict::Win);
+        assert_eq!(j(Rule::Standard, FOUR, far, (7, 7), Black), Verdict::Win);
+        assert_eq!(
+            j(Rule::Standard, SIX, far, (7, 7), Black),
+            Verdict::Continue
+        );
+        assert_eq!(
+            j(Rule::Standard, far, SIX, (7, 7), White),
+            Verdict::Continue
+        );
+        assert_eq!(j(Rule::Renju, FOUR, far, (7, 7), Black), Verdict::Win);
+        assert_eq!(
+            j(Rule::Renju, SIX, far, (7, 7), Black),
+            Verdict::Foul(Foul::Overline)
+        );
+        assert_eq!(j(Rule::Renju, far, SIX, (7, 7), White), Verdict::Win);
+        assert_eq!(j(Rule::Renju, far, FOUR, (7, 7), White), Verdict::Win);
+        assert_eq!(j(CARO9, FOUR, far, (7, 7), Black), Verdict::Win);
+        assert_eq!(j(CARO9, SIX, far, (7, 7), Black), Verdict::Continue);
+        assert_eq!(j(CARO8, SIX, far, (7, 7), Black), Verdict::Win);
+    }
+
+    #[test]
+    fn caro_blocked_five() {
+        use Color::*;
+        // White at x = 2 and x = 8 blocks both ends of black's x = 3..=7.
+        let both = &[(2, 7), (8, 7), (0, 0), (0, 2)];
+        let one = &[(2, 7), (0, 0), (0, 2), (0, 4)];
+        for rule in [CARO9, CARO8] {
+            assert_eq!(j(rule, FOUR, both, (7, 7), Black), Verdict::Continue);
+            assert_eq!(j(rule, FOUR, one, (7, 7), Black), Verdict::Win);
+        }
+        // The board edge is not a block: x = 0..=4 with white at x = 5 wins.
+        let edge = &[(0, 3), (1, 3), (2, 3), (3, 3)];
+        assert_eq!(
+            j(
+                CARO9,
+                edge,
+                &[(5, 3), (9, 9), (9, 11), (9, 13)],
+                (4, 3),
+                Black
+            ),
+            Verdict::Win
+        );
+        // Freestyle ignores blocks.
+        assert_eq!(j(Rule::Freestyle, FOUR, both, (7, 7), Black), Verdict::Win);
+    }
+
+    #[test]
+    fn renju_fouls_for_black_only() {
+        use Color::*;
+        let far = &[(0, 0), (0, 2), (0, 4), (14, 14)];
+        // Double three at (7,7): open twos (5,7),(6,7) and (7,5),(7,6).
+        let b = &[(5, 7), (6, 7), (7, 5), (7, 6)];
+        assert_eq!(
+            j(Rule::Renju, b, far, (7, 7), Black),
+            Verdict::Foul(Foul::DoubleThree)
+        );
+        assert_eq!(j(Rule::Freestyle, b, far, (7, 7), Black), Verdict::Continue);
+        assert_eq!(j(Rule::Renju, far, b, (7, 7), White), Verdict::Continue);
+        // Double four at (7,7): (4,7),(5,7),(6,7) and (7,4),(7,5),(7,6).
+        let b = &[(4, 7), (5, 7), (6, 7), (7, 4), (7, 5), (7, 6)];
+        assert_eq!(
+            j(Rule::Renju, b, far, (7, 7), Black),
+            Verdict::Foul(Foul::DoubleFour)
+        );
+        // A five wins even if the move also makes a four elsewhere.
+        let b = &[(3, 7), (4, 7), (5, 7), (6, 7), (7, 4), (7, 5), (7, 6)];
+        assert_eq!(j(Rule::Renju, b, far, (7, 7), Black), Verdict::Win);
+    }
+
+    #[test]
+    fn draws() {
+        let b = Board::new(15, 15, Rule::Freestyle).unwrap();
+        assert!(draw(&b, None).is_none());
+        let mut b = Board::new(5, 5, Rule::Renju).unwrap();
+        assert!(matches!(draw(&b, None), Some(Reason::RenjuDraw)));
+        let mut f = Board::new(5, 5, Rule::Freestyle).unwrap();
+        assert!(draw(&f, Some(1)).is_none());
+        f.play(Pos::new(0, 0), Color::Black);
+        assert!(matches!(draw(&f, Some(1)), Some(Reason::DrawAfter(1))));
+        for y in 0..5 {
+            for x in 0..5 {
+                let p = Pos::new(x, y);
+                if f.is_empty(p) {
+                    f.play(
+                        p,
+                        if (x + y) % 2 == 0 {
+                            Color::Black
+                        } else {
+                            Color::White
+                        },
+                    );
+                }
+                let q = Pos::new(4 - x, 4 - y);
+                if b.is_empty(q) {
+                    b.play(q, Color::White);
+                }
+            }
+        }
+        assert!(matches!(draw(&f, None), Some(Reason::FullBoard)));
+        // A 15x15 renju board: 200 stones leave 25 empty squares.
+        let mut r = Board::new(15, 15, Rule::Renju).unwrap();
+        let mut n = 0;
+        for p in r.cells_iter().collect::<Vec<_>>() {
+            if n == 199 {
+                break;
+            }
+            r.play(p, Color::White);
+            n += 1;
+        }
+        assert!(draw(&r, None).is_none());
+        let p = r.cells_iter().find(|&p| r.is_empty(p)).unwrap();
+        r.play(p, Color::White);
+        assert!(matches!(draw(&r, None), Some(Reason::RenjuDraw)));
+    }
 }
