@@ -48,6 +48,9 @@ pub struct Session {
     tx: Sender<Event<SearchOutcome>>,
     rx: Receiver<Event<SearchOutcome>>,
     eof: bool,
+    /// The colour this engine plays, once known (`BEGIN`, `BOARD`, or the first `TURN`):
+    /// `TURN` places the other colour.
+    engine_colour: Option<Color>,
 }
 
 impl Default for Session {
@@ -78,6 +81,7 @@ impl Session {
             tx,
             rx,
             eof: false,
+            engine_colour: None,
         }
     }
 
@@ -94,7 +98,9 @@ impl Session {
                     }
                 }
                 Event::Eof => {
+                    // The manager is gone: answer what was asked at once, then exit.
                     self.eof = true;
+                    self.stop.store(true, Ordering::Relaxed);
                 }
                 Event::SearchDone(outcome) => {
                     self.finish_search(outcome);
@@ -133,6 +139,7 @@ impl Session {
                 Ok(b) => {
                     self.board = Some(b);
                     self.used_ms = 0;
+                    self.engine_colour = None;
                     emit("OK");
                 }
                 Err(e) => emit(&format!("ERROR {e}")),
@@ -141,6 +148,7 @@ impl Session {
                 Some(b) => {
                     self.board = Board::new(b.width(), b.height(), self.rule).ok();
                     self.used_ms = 0;
+                    self.engine_colour = None;
                     emit("OK");
                 }
                 None => emit("ERROR no game started: send START first"),
@@ -151,19 +159,26 @@ impl Session {
                     emit("ERROR BEGIN on a board that is not empty");
                     return;
                 }
+                self.engine_colour = Some(board.side_to_move());
                 self.start_search(at);
             }
             Command::Turn { x, y } => {
+                let known = self.engine_colour;
                 let Some(board) = self.game_board() else { return };
-                let side = board.side_to_move();
-                match board.try_play(x, y, side) {
-                    Ok(_) => self.start_search(at),
+                let engine = known.unwrap_or(board.side_to_move().other());
+                match board.try_play(x, y, engine.other()) {
+                    Ok(_) => {
+                        board.set_side_to_move(engine);
+                        self.engine_colour = Some(engine);
+                        self.start_search(at);
+                    }
                     Err(e) => emit(&format!("ERROR TURN {x},{y}: {e}")),
                 }
             }
             Command::Play { x, y } => {
+                let known = self.engine_colour;
                 let Some(board) = self.game_board() else { return };
-                let side = board.side_to_move();
+                let side = known.unwrap_or(board.side_to_move());
                 match board.try_play(x, y, side) {
                     Ok(p) => emit(&p.to_string()),
                     Err(e) => emit(&format!("ERROR PLAY {x},{y}: {e}")),
@@ -187,6 +202,7 @@ impl Session {
                     BlockKind::Swap2Board => emit("UNKNOWN SWAP2BOARD is not supported"),
                     BlockKind::Board | BlockKind::YxBoard => match self.position_from(&stones) {
                         Ok(b) => {
+                            self.engine_colour = Some(b.side_to_move());
                             self.board = Some(b);
                             if kind == BlockKind::Board {
                                 self.start_search(at);
@@ -362,7 +378,8 @@ impl Session {
             .unwrap_or_else(|| Searcher::new(tt_bytes));
         searcher.resize_tt(tt_bytes);
         self.stop = searcher.stop_flag();
-        self.stop.store(false, Ordering::Relaxed);
+        // After end of input nobody waits for a deep answer: move at once.
+        self.stop.store(self.eof, Ordering::Relaxed);
         let budget = time::budget(&self.limits, self.used_ms);
         let limits = SearchLimits {
             start: at,
