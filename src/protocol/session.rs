@@ -16,6 +16,8 @@ use std::time::Instant;
 const MB: u64 = 1 << 20;
 /// Transposition table when the manager gives no memory limit.
 const DEFAULT_TT_BYTES: u64 = 128 * MB;
+/// Smallest table sized from the time control.
+const MIN_TT_BYTES: u64 = 8 * MB;
 /// Largest table the engine allocates from a memory limit.
 const MAX_TT_BYTES: u64 = 1024 * MB;
 /// Memory the engine needs besides the table: code, pattern tables, boards, stacks.
@@ -333,15 +335,31 @@ impl Session {
         }
     }
 
-    /// The table size the limits allow, and an error to report when the limit is too small.
+    /// The table size for the next search, and an error to report when the memory limit is too
+    /// small. Without `hash_size` the table is sized to what the time per move can fill (about a
+    /// million 16-byte entries per second of search), so short games do not pay for touching
+    /// memory they never use, and capped by `max_memory`.
     fn tt_bytes(&self) -> (usize, Option<String>) {
         let want = if self.hash_kb > 0 {
-            self.hash_kb.saturating_mul(1024)
+            self.hash_kb.saturating_mul(1024).min(MAX_TT_BYTES)
         } else {
-            DEFAULT_TT_BYTES
+            let turn = self.limits.turn_ms.unwrap_or(time::DEFAULT_TURN_MS);
+            let per_move = match self.limits.match_ms {
+                0 => turn,
+                m => turn.min(m / 10),
+            };
+            let by_time = per_move
+                .saturating_mul(16 * 1024)
+                .clamp(MIN_TT_BYTES, MAX_TT_BYTES);
+            // With no memory limit at all, stay modest.
+            if self.max_memory == 0 {
+                by_time.min(DEFAULT_TT_BYTES)
+            } else {
+                by_time
+            }
         };
         if self.max_memory == 0 {
-            return (want.min(MAX_TT_BYTES) as usize, None);
+            return (want as usize, None);
         }
         let budget = self.max_memory.saturating_sub(ENGINE_OVERHEAD);
         if budget < MB {
@@ -352,12 +370,7 @@ impl Session {
             );
             return (64 * 1024, Some(msg));
         }
-        let bytes = if self.hash_kb > 0 {
-            want.min(budget)
-        } else {
-            budget.min(MAX_TT_BYTES)
-        };
-        (bytes as usize, None)
+        (want.min(budget) as usize, None)
     }
 
     fn start_search(&mut self, at: Instant) {
