@@ -15,13 +15,17 @@ it misbehave at its AT-th move of a game (default 3):
   silent    never answers anything, not even ABOUT or START (and ignores END)
   noend     plays normally but hangs on END (must be killed)
   slow      sleeps 300 ms per move (within limits with the default tolerance)
+  first     always plays the first empty point in row order (a very weak engine)
+  script    plays the moves in AT ("x,y;x,y;..."), then random ones
 """
 import random
 import sys
 import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "random"
-AT = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+ARG = sys.argv[2] if len(sys.argv) > 2 else "3"
+SCRIPT = [tuple(int(v) for v in m.split(",")) for m in ARG.split(";")] if MODE == "script" else []
+AT = int(ARG) if MODE != "script" else 0
 
 size = 15
 board = {}
@@ -91,7 +95,12 @@ def move():
             return
     if MODE == "slow":
         time.sleep(0.3)
-    x, y = choose()
+    if MODE == "first":
+        x, y = min(empties(), key=lambda p: (p[1], p[0]))
+    elif MODE == "script" and moves_made <= len(SCRIPT):
+        x, y = SCRIPT[moves_made - 1]
+    else:
+        x, y = choose()
     board[(x, y)] = 1
     out("MESSAGE fake thinking")
     out("%d,%d" % (x, y))

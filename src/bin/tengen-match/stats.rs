@@ -86,12 +86,28 @@ impl Tally {
 
     /// The GSPRT log-likelihood ratio of H1 (elo1) against H0 (elo0) under the normal
     /// approximation over pentanomial pairs: `N (s1 - s0) (2 m - s0 - s1) / (2 var)`.
+    ///
+    /// With all pairs alike the variance is zero; then, as fishtest does, every cell gets a
+    /// count of 0.001 so that a one-sided run still reaches a bound.
     pub fn llr(&self, p: &SprtParams) -> f64 {
-        let Some((n, mean, var)) = penta_mean_var(&self.penta) else {
+        let Some((n, mut mean, mut var)) = penta_mean_var(&self.penta) else {
             return 0.0;
         };
         if var <= 0.0 {
-            return 0.0;
+            let c: Vec<f64> = self.penta.iter().map(|&c| c as f64 + 1e-3).collect();
+            let total: f64 = c.iter().sum();
+            mean = c
+                .iter()
+                .enumerate()
+                .map(|(k, &c)| c * k as f64 / 4.0)
+                .sum::<f64>()
+                / total;
+            var = c
+                .iter()
+                .enumerate()
+                .map(|(k, &c)| c * (k as f64 / 4.0 - mean).powi(2))
+                .sum::<f64>()
+                / total;
         }
         let s0 = score_from_elo(p.elo0);
         let s1 = score_from_elo(p.elo1);
@@ -199,6 +215,18 @@ mod tests {
             ..Default::default()
         };
         assert!(close(t.llr(&p), 6.773_37, 1e-4), "{}", t.llr(&p));
+        // All pairs 2-0: regularised, the LLR is large and positive; all pairs 1-1 (an exact 0.5
+        // with almost no spread) speak for elo0.
+        let t = Tally {
+            penta: [0, 0, 0, 0, 3],
+            ..Default::default()
+        };
+        assert!(t.llr(&p) > 3.0, "{}", t.llr(&p));
+        let t = Tally {
+            penta: [0, 0, 5, 0, 0],
+            ..Default::default()
+        };
+        assert!(t.llr(&p) < -3.0, "{}", t.llr(&p));
         let (lo, hi) = sprt_bounds(&p);
         assert!(close(lo, -2.944_438_979, 1e-6));
         assert!(close(hi, 2.944_438_979, 1e-6));

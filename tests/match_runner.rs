@@ -1,0 +1,412 @@
+//! Integration tests of `tengen-match` against small fault engines (tests/fake_engines).
+//! Each fault must be detected, named, charged to the right engine, and the runner must finish.
+//! The fake engines are Python scripts; without `python3` these tests are skipped.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const RUNNER: &str = env!("CARGO_BIN_EXE_tengen-match");
+
+fn fake() -> String {
+    format!(
+        "{}/tests/fake_engines/fake_engine.py",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn have_python() -> bool {
+    let ok = Command::new("python3")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        eprintln!("python3 not found: skipping tengen-match integration test");
+    }
+    ok
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tengen-match-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    json: String,
+    wall: Duration,
+}
+
+fn run(name: &str, args: &[&str]) -> Run {
+    let dir = tmp(name);
+    let json = dir.join("summary.json");
+    let t0 = Instant::now();
+    let out = Command::new(RUNNER)
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .arg("--records")
+        .arg(dir.join("records"))
+        .output()
+        .expect("run tengen-match");
+    let r = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        json: std::fs::read_to_string(&json).unwrap_or_default(),
+        wall: t0.elapsed(),
+    };
+    assert_eq!(r.code, 0, "runner failed:\n{}\n{}", r.stdout, r.stderr);
+    r
+}
+
+/// The number after `"key": ` in the JSON object of engine `engine`.
+fn engine_field(json: &str, engine: &str, key: &str) -> i64 {
+    let start = json
+        .find(&format!("{{\"name\": \"{engine}\""))
+        .unwrap_or_else(|| panic!("engine {engine} not in {json}"));
+    let obj = &json[start..];
+    let obj = &obj[..obj
+        .find('}')
+        .map(|i| obj[i + 1..].find('}').unwrap() + i + 1)
+        .unwrap()];
+    field(obj, key)
+}
+
+fn field(json: &str, key: &str) -> i64 {
+    let pat = format!("\"{key}\": ");
+    let i = json
+        .find(&pat)
+        .unwrap_or_else(|| panic!("{key} not in {json}"))
+        + pat.len();
+    let num: String = json[i..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '-')
+        .collect();
+    num.parse().unwrap()
+}
+
+/// Two games of a misbehaving engine against the random one, once with each colour.
+fn fault_case(mode: &str, kind: &str, extra: &[&str]) {
+    if !have_python() {
+        return;
+    }
+    let bad = format!("cmd={} {mode}", fake());
+    let good = format!("cmd={}", fake());
+    let mut args = vec![
+        "--engine",
+        &bad,
+        "name=bad",
+        "--engine",
+        &good,
+        "name=good",
+        "--each",
+        "tc=20/1",
+        "--tolerance",
+        "1000",
+        "--games",
+        "2",
+        "--seed",
+        "5",
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    let r = run(&format!("{mode}{}", extra.join("").replace('-', "")), &args);
+    assert_eq!(
+        engine_field(&r.json, "bad", kind),
+        2,
+        "{}\n{}",
+        r.json,
+        r.stderr
+    );
+    assert_eq!(engine_field(&r.json, "bad", "losses"), 2, "{}", r.json);
+    assert_eq!(engine_field(&r.json, "good", "wins"), 2, "{}", r.json);
+    assert_eq!(field(&r.json, "faults_total"), 2);
+    assert!(r.stderr.contains(&format!("bad {kind}")), "{}", r.stderr);
+    assert!(r.wall < Duration::from_secs(20), "took {:?}", r.wall);
+}
+
+#[test]
+fn timeout_is_detected_and_engine_killed() {
+    fault_case("timeout", "timeout", &[]);
+}
+
+#[test]
+fn crash_is_detected() {
+    fault_case("crash", "crash", &[]);
+}
+
+#[test]
+fn garbage_output_is_a_crash() {
+    fault_case("garbage", "crash", &[]);
+}
+
+#[test]
+fn occupied_point_is_illegal() {
+    fault_case("occupied", "illegal", &[]);
+}
+
+#[test]
+fn off_board_point_is_illegal() {
+    fault_case("offboard", "illegal", &[]);
+}
+
+#[test]
+fn error_reply_is_named() {
+    fault_case("error", "error", &[]);
+}
+
+#[test]
+fn silent_engine_times_out_gomocupjudge_style() {
+    fault_case("silent", "timeout", &[]);
+}
+
+#[test]
+fn silent_engine_times_out_on_start_with_wait_ok() {
+    fault_case(
+        "silent",
+        "timeout",
+        &["--wait-ok", "--start-timeout", "2500"],
+    );
+}
+
+#[test]
+fn silent_engine_times_out_on_about_with_reuse() {
+    fault_case("silent", "timeout", &["--reuse", "--start-timeout", "2500"]);
+}
+
+#[test]
+fn engine_ignoring_end_is_killed() {
+    if !have_python() {
+        return;
+    }
+    let bad = format!("cmd={} noend", fake());
+    let good = format!("cmd={}", fake());
+    let r = run(
+        "noend",
+        &[
+            "--engine",
+            &bad,
+            "name=bad",
+            "--engine",
+            &good,
+            "name=good",
+            "--each",
+            "tc=20/1",
+            "--games",
+            "2",
+            "--seed",
+            "3",
+            "--quiet",
+        ],
+    );
+    assert_eq!(field(&r.json, "faults_total"), 0, "{}", r.json);
+    assert_eq!(field(&r.json, "games"), 2);
+    // END, 1 s grace, kill: about a second per game on top of the play.
+    assert!(r.wall < Duration::from_secs(15), "took {:?}", r.wall);
+}
+
+#[test]
+fn random_match_statistics_and_records() {
+    if !have_python() {
+        return;
+    }
+    let e = format!("cmd={}", fake());
+    let dir = tmp("records-check");
+    let rec = dir.join("rec");
+    let out = Command::new(RUNNER)
+        .args([
+            "--engine",
+            &e,
+            "name=a",
+            "--engine",
+            &e,
+            "name=b",
+            "--each",
+            "tc=20/1",
+            "--games",
+            "6",
+            "--concurrency",
+            "2",
+            "--seed",
+            "9",
+            "--records",
+        ])
+        .arg(&rec)
+        .arg("--json")
+        .arg(dir.join("s.json"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let json = std::fs::read_to_string(dir.join("s.json")).unwrap();
+    assert_eq!(field(&json, "games"), 6);
+    assert_eq!(
+        field(&json, "wins") + field(&json, "losses") + field(&json, "draws"),
+        6
+    );
+    let penta_start = json.find("\"pentanomial\": [").unwrap() + 16;
+    let penta: i64 = json[penta_start..json[penta_start..].find(']').unwrap() + penta_start]
+        .split(',')
+        .map(|v| v.trim().parse::<i64>().unwrap())
+        .sum();
+    assert_eq!(penta, 3);
+    for g in 1..=6 {
+        let sgf = std::fs::read_to_string(rec.join(format!("game-{g:05}.sgf"))).unwrap();
+        assert!(sgf.starts_with("(;GM[4]FF[4]"), "{sgf}");
+        assert!(sgf.contains("SZ[15]") && sgf.contains("RU[freestyle]"));
+        let psq = std::fs::read_to_string(rec.join(format!("game-{g:05}.psq"))).unwrap();
+        assert!(psq.starts_with("Piskvorky 15x15"));
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("95% ["), "{stdout}");
+}
+
+#[test]
+fn opening_files_in_both_formats() {
+    if !have_python() {
+        return;
+    }
+    let dir = tmp("openings");
+    let book = dir.join("book.txt");
+    std::fs::write(&book, "# a comment\n0,0, 1,0\nh8i9j9\n").unwrap();
+    let e = format!("cmd={}", fake());
+    let rec = dir.join("rec");
+    let out = Command::new(RUNNER)
+        .args([
+            "--engine",
+            &e,
+            "name=a",
+            "--engine",
+            &e,
+            "name=b",
+            "--each",
+            "tc=20/1",
+            "--games",
+            "4",
+            "--order",
+            "sequential",
+            "--seed",
+            "1",
+            "--quiet",
+            "--openings",
+        ])
+        .arg(&book)
+        .arg("--records")
+        .arg(&rec)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sgf = |g: usize| std::fs::read_to_string(rec.join(format!("game-{g:05}.sgf"))).unwrap();
+    // Offset line: centre 7,7 and 8,7; both games of the pair use it, colours swapped.
+    assert!(
+        sgf(1).contains(";B[hh]C[opening];W[ih]C[opening]"),
+        "{}",
+        sgf(1)
+    );
+    assert!(sgf(2).contains(";B[hh]C[opening];W[ih]C[opening]"));
+    assert!(sgf(1).contains("PB[a]PW[b]") && sgf(2).contains("PB[b]PW[a]"));
+    // Move string: h8 = 7,7; i9 = 8,8; j9 = 9,8.
+    assert!(
+        sgf(3).contains(";B[hh]C[opening];W[ii]C[opening];B[ji]C[opening]"),
+        "{}",
+        sgf(3)
+    );
+}
+
+#[test]
+fn renju_foul_loses_through_the_protocol() {
+    if !have_python() {
+        return;
+    }
+    let dir = tmp("foul-book");
+    let book = dir.join("book.txt");
+    // Black 5,7 6,7 7,5 7,6 (two open twos meeting at 7,7); white far away. Black to move.
+    std::fs::write(
+        &book,
+        "-2,0, -7,-7, -1,0, -7,-5, 0,-2, -7,-3, 0,-1, -7,-1\n",
+    )
+    .unwrap();
+    let e = format!("cmd={} script 7,7", fake());
+    let r = run(
+        "foul",
+        &[
+            "--engine",
+            &e,
+            "name=a",
+            "--engine",
+            &e,
+            "name=b",
+            "--each",
+            "tc=20/1",
+            "--rule",
+            "renju",
+            "--games",
+            "2",
+            "--openings",
+            book.to_str().unwrap(),
+            "--quiet",
+        ],
+    );
+    assert_eq!(engine_field(&r.json, "a", "fouls"), 1, "{}", r.json);
+    assert_eq!(engine_field(&r.json, "b", "fouls"), 1, "{}", r.json);
+    assert!(r.json.contains("\"foul-double-three\": 2"), "{}", r.json);
+    assert_eq!(field(&r.json, "faults_total"), 0);
+}
+
+#[test]
+fn sprt_stops_early_and_names_the_decision() {
+    if !have_python() {
+        return;
+    }
+    let strong = format!("cmd={}", fake());
+    let weak = format!("cmd={} first", fake());
+    let r = run(
+        "sprt",
+        &[
+            "--engine",
+            &strong,
+            "name=strong",
+            "--engine",
+            &weak,
+            "name=weak",
+            "--each",
+            "tc=20/1",
+            "--games",
+            "100",
+            "--concurrency",
+            "2",
+            "--seed",
+            "2",
+            "--quiet",
+            "--sprt",
+            "elo0=0",
+            "elo1=100",
+            "alpha=0.05",
+            "beta=0.05",
+        ],
+    );
+    assert!(r.json.contains("\"decision\": \"H1\""), "{}", r.json);
+    assert!(field(&r.json, "games") < 40, "{}", r.json);
+    assert!(r.stdout.contains("H1 accepted"), "{}", r.stdout);
+}
+
+#[test]
+fn help_and_bad_arguments() {
+    let out = Command::new(RUNNER).arg("--help").output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--engine"));
+    let out = Command::new(RUNNER)
+        .args(["--engine", "cmd=x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
