@@ -43,8 +43,9 @@ OPTIONS:
   --lf                end lines with LF (default CR LF like GomocupJudge)
   --game-type N       INFO game_type value [1]
   --seed N            seed for openings and their order [time based; printed]
-  --sprt elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05]
-                      stop early when the pentanomial GSPRT decides
+  --sprt elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [min_pairs=10]
+                      stop early when the pentanomial GSPRT decides (not before min_pairs
+                      complete game pairs)
   --records DIR       write each game as SGF and Piskvork .psq (and a protocol log on faults)
   --log               write the protocol log of every game into --records DIR
   --json FILE         write the final summary as JSON
@@ -83,6 +84,9 @@ pub struct SprtParams {
     pub elo1: f64,
     pub alpha: f64,
     pub beta: f64,
+    /// No decision before this many complete game pairs (the normal approximation needs a
+    /// sample; one lost pair has zero variance and would otherwise decide at once).
+    pub min_pairs: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -223,6 +227,7 @@ fn parse_sprt(tokens: &[String]) -> Result<SprtParams> {
         elo1: 5.0,
         alpha: 0.05,
         beta: 0.05,
+        min_pairs: 10,
     };
     for t in tokens {
         let (k, v) = t
@@ -234,6 +239,7 @@ fn parse_sprt(tokens: &[String]) -> Result<SprtParams> {
             "elo1" => p.elo1 = v,
             "alpha" => p.alpha = v,
             "beta" => p.beta = v,
+            "min_pairs" => p.min_pairs = v as u32,
             _ => bail!("unknown --sprt key '{k}'"),
         }
     }

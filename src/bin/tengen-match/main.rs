@@ -136,13 +136,18 @@ impl Summary {
         if let Some(p) = &cfg.sprt {
             let llr = self.tally.llr(p);
             let (lo, hi) = stats::sprt_bounds(p);
-            let d = if llr >= hi {
+            let d = if self.tally.pairs() < p.min_pairs {
+                None
+            } else if llr >= hi {
                 Some(SprtDecision::H1)
             } else if llr <= lo {
                 Some(SprtDecision::H0)
             } else {
                 None
             };
+            // A decision stands: games still in flight when it was made are counted, but do
+            // not undo it.
+            let d = self.sprt.and_then(|(_, prev)| prev).or(d);
             self.sprt = Some((llr, d));
         }
     }
@@ -392,8 +397,13 @@ fn summary_json(cfg: &Config, sum: &Summary, wall: Duration) -> String {
         };
         let _ = writeln!(
             s,
-            "  \"sprt\": {{\"elo0\": {}, \"elo1\": {}, \"alpha\": {}, \"beta\": {}, \"llr\": {}, \"lower\": {}, \"upper\": {}, \"decision\": {}}},",
-            p.elo0, p.elo1, p.alpha, p.beta, json_num(llr), json_num(lo), json_num(hi), dec
+            "  \"sprt\": {{\"elo0\": {}, \"elo1\": {}, \"alpha\": {}, \"beta\": {}, \"min_pairs\": {}, \"llr\": {}, \"lower\": {}, \"upper\": {}, \"decision\": {}}},",
+            p.elo0,
+            p.elo1,
+            p.alpha,
+            p.beta,
+            p.min_pairs,
+            json_num(llr), json_num(lo), json_num(hi), dec
         );
     }
     let reasons: Vec<String> = sum

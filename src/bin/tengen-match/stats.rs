@@ -206,6 +206,7 @@ mod tests {
             elo1: 10.0,
             alpha: 0.05,
             beta: 0.05,
+            min_pairs: 10,
         };
         assert!(close(t.llr(&p), -0.013_247_4, 1e-6), "{}", t.llr(&p));
         // Pairs 0,0,0,10,10: mean 0.875, var (10*.015625 + 10*.015625)/20 = 0.015625;
