@@ -23,13 +23,14 @@ Options:
   --out DIR        records, logs and JSON summaries    (default target/soak)
   --engine PATH    engine to soak                      (default target/release/pbrain-tengen)
   --seed N         seed                                (default 1)
+  --log            keep the protocol log of every game (default: only faulty games)
   --no-build       do not run cargo build
   -h, --help       this text
 USAGE
 }
 
 games=200 turn_ms=100 match_s=120 conc=2 rules="freestyle standard renju caro" sizes="15 20"
-tol=1000 out="" engine="" seed=1 build=1
+tol=1000 out="" engine="" seed=1 build=1 log=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --games) games="$2"; shift 2 ;;
@@ -43,6 +44,7 @@ while [[ $# -gt 0 ]]; do
         --engine) engine="$2"; shift 2 ;;
         --seed) seed="$2"; shift 2 ;;
         --no-build) build=0; shift ;;
+        --log) log=--log; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "soak.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -90,7 +92,7 @@ for rule in "${rule_list[@]}"; do
             --engine "cmd=$engine" name=A --engine "cmd=$engine" name=B \
             --each "tc=$match_s/$turn_s" --rule "$rule" --size "$size" --games "$n" \
             --concurrency "$conc" --tolerance "$tol" --seed "$seed" \
-            --records "$out/$tag" --json "$json" >"$out/$tag.txt" 2>"$out/$tag.err"
+            --records "$out/$tag" --json "$json" $log >"$out/$tag.txt" 2>"$out/$tag.err"
         rc=$?
         set -e
         if [[ $rc -ne 0 || ! -s "$json" ]]; then
