@@ -456,7 +456,11 @@ impl Session {
         };
         if let Some(r) = &outcome.report {
             self.used_ms += r.elapsed.as_millis() as u64;
-            let pv: Vec<String> = r.pv.iter().map(|p| p.to_string()).collect();
+            let pv: Vec<String> = if r.pv.first() == Some(&best) {
+                r.pv.iter().map(|p| p.to_string()).collect()
+            } else {
+                vec![best.to_string()]
+            };
             emit(&format!(
                 "MESSAGE depth {} ev {} n {} n/s {} tm {} pv {}",
                 r.depth,

@@ -83,6 +83,16 @@ pub fn score_text(score: i32) -> String {
     }
 }
 
+/// Hooks into a running search (realtime GUI output); every method defaults to nothing.
+pub trait Observer {
+    /// The search starts on root move `m` at `depth`.
+    fn root_move_started(&mut self, _depth: i32, _m: Pos) {}
+    /// Root move `m` finished at `depth` with `score` (a bound unless it became the best).
+    fn root_move_done(&mut self, _depth: i32, _m: Pos, _score: i32) {}
+    /// An iteration completed.
+    fn iteration(&mut self, _report: &Report) {}
+}
+
 pub struct Searcher {
     tt: TranspositionTable,
     stop: Arc<AtomicBool>,
@@ -157,6 +167,24 @@ impl Searcher {
         limits: SearchLimits,
         mut on_iteration: impl FnMut(&Report),
     ) -> Report {
+        struct Iterations<F>(F);
+        impl<F: FnMut(&Report)> Observer for Iterations<F> {
+            fn iteration(&mut self, report: &Report) {
+                (self.0)(report)
+            }
+        }
+        self.think_with(board, limits, &[], &mut Iterations(&mut on_iteration))
+    }
+
+    /// Searches `board` for the side to move without considering the root moves in `excluded`
+    /// (multi-PV searches call this repeatedly), telling `observer` about its progress.
+    pub fn think_with(
+        &mut self,
+        board: &Board,
+        limits: SearchLimits,
+        excluded: &[Pos],
+        observer: &mut dyn Observer,
+    ) -> Report {
         let mut board = board.clone();
         self.limits = limits;
         self.nodes = 0;
@@ -164,6 +192,7 @@ impl Searcher {
         self.tt.new_search();
         let mut root = MoveList::with_capacity();
         generate(&mut board, &mut root);
+        root.retain(|p| !excluded.contains(&p));
         let mut report = Report {
             best: if root.is_empty() {
                 Pos::NONE
@@ -176,7 +205,7 @@ impl Searcher {
             elapsed: Duration::ZERO,
             pv: Vec::new(),
         };
-        if root.len() <= 1 {
+        if root.len() <= 1 && excluded.is_empty() {
             // Nothing to choose: answer at once.
             report.elapsed = self.limits.start.elapsed();
             report.pv = report
@@ -186,26 +215,33 @@ impl Searcher {
                 .unwrap_or_else(|| vec![report.best]);
             return report;
         }
-        for depth in 1..=self.limits.max_depth.max(1) {
-            let score = self.pvs(&mut board, depth, -INF, INF, 0, true);
-            let has_pv = self.pv_len[0] > 0;
+        if root.is_empty() {
+            return report;
+        }
+        // Deeper than MAX_PLY means nothing; small boards would otherwise iterate forever fast.
+        let max_depth = self.limits.max_depth.clamp(1, (MAX_PLY - 20) as i32);
+        for depth in 1..=max_depth {
+            let (score, best) = self.search_root(&mut board, &mut root, depth, observer);
             if self.aborted {
                 // A root move proven better than the previous best in this iteration is kept.
-                if has_pv && self.pv[0][0] != report.best && depth > 1 {
-                    report.best = self.pv[0][0];
-                    report.pv = self.pv[0][..self.pv_len[0]].to_vec();
+                if let Some(m) = best {
+                    if m != report.best && depth > 1 {
+                        report.best = m;
+                        report.pv = self.pv[0][..self.pv_len[0]].to_vec();
+                    }
                 }
                 break;
             }
             report.score = score;
             report.depth = depth;
-            if has_pv {
-                report.best = self.pv[0][0];
+            if let Some(m) = best {
+                report.best = m;
                 report.pv = self.pv[0][..self.pv_len[0]].to_vec();
+                root.bring_to_front(m);
             }
             report.nodes = self.nodes;
             report.elapsed = self.limits.start.elapsed();
-            on_iteration(&report);
+            observer.iteration(&report);
             if score.abs() > WIN_BOUND || report.elapsed >= self.limits.soft {
                 break;
             }
@@ -213,6 +249,48 @@ impl Searcher {
         report.nodes = self.nodes;
         report.elapsed = self.limits.start.elapsed();
         report
+    }
+
+    /// One iteration over the root moves: the first with a full window, the rest with a null
+    /// window and a re-search when they beat the best. Returns the best score and move found
+    /// (the move may come from an aborted iteration; the score then means nothing).
+    fn search_root(
+        &mut self,
+        board: &mut Board,
+        root: &mut MoveList,
+        depth: i32,
+        observer: &mut dyn Observer,
+    ) -> (i32, Option<Pos>) {
+        let me = board.side_to_move();
+        let (mut alpha, beta) = (-INF, INF);
+        let mut best = None;
+        self.pv_len[0] = 0;
+        for i in 0..root.len() {
+            let m = root.get(i);
+            observer.root_move_started(depth, m);
+            self.nodes += 1;
+            board.play(m, me);
+            let mut score;
+            if i == 0 {
+                score = -self.pvs(board, depth - 1, -beta, -alpha, 1, true);
+            } else {
+                score = -self.pvs(board, depth - 1, -alpha - 1, -alpha, 1, false);
+                if score > alpha && !self.aborted {
+                    score = -self.pvs(board, depth - 1, -beta, -alpha, 1, true);
+                }
+            }
+            board.undo();
+            if self.aborted {
+                break;
+            }
+            observer.root_move_done(depth, m, score);
+            if score > alpha {
+                alpha = score;
+                best = Some(m);
+                self.update_pv(0, m);
+            }
+        }
+        (alpha, best)
     }
 
     #[inline]

@@ -20,7 +20,9 @@ pub struct MoveList {
 
 impl MoveList {
     pub fn with_capacity() -> MoveList {
-        MoveList { moves: Vec::with_capacity(MAX_MOVES) }
+        MoveList {
+            moves: Vec::with_capacity(MAX_MOVES),
+        }
     }
     #[inline]
     pub fn len(&self) -> usize {
@@ -43,6 +45,10 @@ impl MoveList {
     }
     pub fn iter(&self) -> impl Iterator<Item = Pos> + '_ {
         self.moves.iter().map(|m| m.0)
+    }
+    /// Keeps the moves for which `keep` holds, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(Pos) -> bool) {
+        self.moves.retain(|m| keep(m.0));
     }
     /// Moves `p` to the front, if present.
     pub fn bring_to_front(&mut self, p: Pos) {
