@@ -181,6 +181,46 @@ fn silent_engine_times_out_on_about_with_reuse() {
 }
 
 #[test]
+fn unsolicited_move_is_a_crash() {
+    fault_case("extra", "crash", &[]);
+}
+
+#[test]
+fn unknown_replies_to_info_are_warnings_only() {
+    if !have_python() {
+        return;
+    }
+    let bad = format!("cmd={} unknown", fake());
+    let good = format!("cmd={}", fake());
+    let r = run(
+        "unknown",
+        &[
+            "--engine",
+            &bad,
+            "name=bad",
+            "--engine",
+            &good,
+            "name=good",
+            "--each",
+            "tc=20/1",
+            "--games",
+            "2",
+            "--seed",
+            "3",
+            "--quiet",
+        ],
+    );
+    assert_eq!(field(&r.json, "faults_total"), 0, "{}", r.json);
+    assert!(engine_field(&r.json, "bad", "warnings") >= 10, "{}", r.json);
+    assert_eq!(engine_field(&r.json, "good", "warnings"), 0, "{}", r.json);
+    assert!(
+        r.stderr.contains("warning game 1: bad: 'UNKNOWN INFO"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
 fn engine_ignoring_end_is_killed() {
     if !have_python() {
         return;

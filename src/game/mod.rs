@@ -9,3 +9,7 @@ pub use board::{Board, BoardError};
 pub use forbid::Foul;
 pub use pos::{Cell, Color, Pos};
 pub use rule::Rule;
+
+/// The labelled forbidden-point corpus and hand-written win checks for every rule.
+#[cfg(test)]
+mod rule_tests;

@@ -276,11 +276,13 @@ mod tests {
             for own in [Cell::Black, Cell::White] {
                 let t = PatternTable::get(kind, own);
                 for _ in 0..20_000 {
-                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     // Bias towards own stones and empties, as real lines are.
                     let mut key = 0u32;
                     for off in (-5isize..=5).filter(|&o| o != 0) {
-                        let r = (seed >> (off + 5) as u32 * 3) & 7;
+                        let r = (seed >> ((off + 5) as u32 * 3)) & 7;
                         let v = match r {
                             0..=2 => 0,
                             3..=5 => own as u32,

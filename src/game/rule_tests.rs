@@ -3,16 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use tengen::game::{Board, Color, Foul, Pos, Rule};
+use crate::game::{Board, Color, Foul, Pos, Rule};
 
-const FORBIDDEN: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/forbidden.txt"
-));
-const FORBIDDEN_SETS: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/forbidden_sets.txt"
-));
+const FORBIDDEN: &str = include_str!("testdata/forbidden.txt");
+const FORBIDDEN_SETS: &str = include_str!("testdata/forbidden_sets.txt");
 
 // ---------------------------------------------------------------------------------------------
 // Corpus parsing
@@ -135,7 +129,9 @@ fn setup(size: usize, black: &[(usize, usize)], white: &[(usize, usize)]) -> Boa
 }
 
 /// Every empty point's foul, and every disagreement between `is_legal` and `foul`.
-fn foul_map(b: &mut Board) -> (BTreeMap<(usize, usize), Foul>, Vec<(usize, usize)>) {
+type FoulMap = (BTreeMap<(usize, usize), Foul>, Vec<(usize, usize)>);
+
+fn foul_map(b: &mut Board) -> FoulMap {
     let mut fouls = BTreeMap::new();
     let mut disagree = Vec::new();
     let empties: Vec<Pos> = b.cells_iter().filter(|&p| b.is_empty(p)).collect();

@@ -15,6 +15,8 @@ it misbehave at its AT-th move of a game (default 3):
   silent    never answers anything, not even ABOUT or START (and ignores END)
   noend     plays normally but hangs on END (must be killed)
   slow      sleeps 300 ms per move (within limits with the default tolerance)
+  extra     at its AT-th move prints a second move line right after the first (unsolicited)
+  unknown   answers every INFO with "UNKNOWN" (harmless: GomocupJudge skips it; a warning)
   first     always plays the first empty point in row order (a very weak engine)
   script    plays the moves in AT ("x,y;x,y;..."), then random ones
 """
@@ -104,6 +106,8 @@ def move():
     board[(x, y)] = 1
     out("MESSAGE fake thinking")
     out("%d,%d" % (x, y))
+    if MODE == "extra" and moves_made == AT:
+        out("%d,%d" % choose())
 
 
 def main():
@@ -124,7 +128,8 @@ def main():
         elif word == "ABOUT":
             out('name="fake-%s", version="1.0", author="tests", country="CZ"' % MODE)
         elif word == "INFO":
-            pass
+            if MODE == "unknown":
+                out("UNKNOWN " + line)
         elif word == "BEGIN":
             board = {}
             move()
