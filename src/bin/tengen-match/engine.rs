@@ -102,6 +102,8 @@ pub struct Engine {
     dead: bool,
     /// Whether an `OK` to START is still expected (accepted once while waiting for a move).
     ok_pending: bool,
+    /// Harmless protocol deviations seen (extra OK, UNKNOWN, ERROR between moves).
+    pub warnings: Vec<String>,
 }
 
 impl Engine {
@@ -180,6 +182,7 @@ impl Engine {
             stderr_tail,
             dead: false,
             ok_pending: false,
+            warnings: Vec::new(),
         })
     }
 
@@ -339,11 +342,10 @@ impl Engine {
                     {
                         continue;
                     }
-                    if t == "OK" && self.ok_pending {
-                        self.ok_pending = false;
+                    if self.tolerated(t) {
                         continue;
                     }
-                    if starts_with_word_ci(t, "ERROR") || starts_with_word_ci(t, "UNKNOWN") {
+                    if starts_with_word_ci(t, "ERROR") {
                         return Err(Fault::new(FaultKind::Error, format!("answered '{t}'")));
                     }
                     if starts_with_word_ci(t, "SUGGEST") {
@@ -379,6 +381,56 @@ impl Engine {
                     ));
                 }
                 Err(_) => return Err(self.crash_fault("exited / closed its output".into())),
+            }
+        }
+    }
+
+    /// Lines that are not moves but cost nothing: the `OK` to START (an extra one, or an
+    /// `UNKNOWN`, is noted as a warning; GomocupJudge skips both silently).
+    fn tolerated(&mut self, t: &str) -> bool {
+        if t == "OK" {
+            if self.ok_pending {
+                self.ok_pending = false;
+            } else {
+                self.warnings.push("extra 'OK'".to_string());
+            }
+            return true;
+        }
+        if starts_with_word_ci(t, "UNKNOWN") {
+            self.warnings.push(format!("'{t}'"));
+            return true;
+        }
+        false
+    }
+
+    /// Reads what the engine wrote while it was not asked to move. MESSAGE/DEBUG, the OK to
+    /// START and UNKNOWN/ERROR lines (noted as warnings) are accepted; a move or anything else
+    /// is unsolicited output, which GomocupJudge would take as the answer to the next command.
+    pub fn check_idle(&mut self) -> Result<(), Fault> {
+        loop {
+            match self.rx.try_recv() {
+                Ok(Event::Line(at, l)) => {
+                    self.log('<', at, &l);
+                    let t = l.trim();
+                    if t.is_empty()
+                        || starts_with_word_ci(t, "MESSAGE")
+                        || starts_with_word_ci(t, "DEBUG")
+                        || self.tolerated(t)
+                    {
+                        continue;
+                    }
+                    if starts_with_word_ci(t, "ERROR") {
+                        self.warnings.push(format!("'{t}' while not asked to move"));
+                        continue;
+                    }
+                    return Err(self
+                        .crash_fault(format!("unsolicited output '{t}' while not asked to move")));
+                }
+                Ok(Event::Eof(at)) => {
+                    self.log('<', at, "<EOF>");
+                    return Err(self.crash_fault("exited while waiting for its turn".into()));
+                }
+                Err(_) => return Ok(()),
             }
         }
     }

@@ -80,6 +80,8 @@ pub struct GameResult {
     /// Engine that committed the fault, if the game ended by one.
     pub faulty: Option<usize>,
     pub transcripts: [Vec<String>; 2],
+    /// Harmless protocol deviations per engine.
+    pub warnings: [Vec<String>; 2],
     pub wall: Duration,
     pub final_board: String,
 }
@@ -295,6 +297,9 @@ pub fn play(cfg: &Config, setup: Setup, slots: &mut [Option<Engine>; 2]) -> Game
             None => Duration::from_millis(cfg.max_wait_ms),
         };
         let engine = slots[me].as_mut().expect("prepared");
+        if let Err(f) = engine.check_idle() {
+            break lose(f);
+        }
         let sent = match engine.send(&cmd) {
             Ok(t) => t,
             Err(f) => break lose(f),
@@ -344,9 +349,17 @@ pub fn play(cfg: &Config, setup: Setup, slots: &mut [Option<Engine>; 2]) -> Game
     // Shut down: END and up to 1 s to exit, then kill (fresh mode); with --reuse keep healthy
     // engines and drop the faulty one.
     let mut transcripts: [Vec<String>; 2] = [Vec::new(), Vec::new()];
+    let mut warnings: [Vec<String>; 2] = [Vec::new(), Vec::new()];
     for (i, slot) in slots.iter_mut().enumerate() {
         if let Some(e) = slot.as_mut() {
+            // The opponent's last move may still be answered by stray output: note it.
+            if faulty.is_none() {
+                if let Err(f) = e.check_idle() {
+                    e.warnings.push(format!("after the game: {}", f.detail));
+                }
+            }
             transcripts[i] = std::mem::take(&mut e.transcript);
+            warnings[i] = std::mem::take(&mut e.warnings);
         }
     }
     if cfg.reuse {
@@ -376,6 +389,7 @@ pub fn play(cfg: &Config, setup: Setup, slots: &mut [Option<Engine>; 2]) -> Game
         reason,
         faulty,
         transcripts,
+        warnings,
         wall: t0.elapsed(),
         final_board: board.render(),
     }

@@ -36,6 +36,7 @@ struct EngineStats {
     max_frac_game: usize,
     faults: [u32; 4],
     fouls: u32,
+    warnings: u32,
     wins: u32,
     losses: u32,
     draws: u32,
@@ -115,6 +116,9 @@ impl Summary {
         if let Reason::Foul(_) = g.reason {
             self.engines[g.setup.black].fouls += 1;
         }
+        for (i, w) in g.warnings.iter().enumerate() {
+            self.engines[i].warnings += w.len() as u32;
+        }
         for m in &g.moves {
             if let Some(e) = m.engine {
                 let st = &mut self.engines[e];
@@ -189,13 +193,9 @@ fn schedule(cfg: &Config) -> Result<Vec<Setup>> {
             ),
         };
         if cfg.symmetry {
-            let sym = rng.below(8) as u8;
-            let t = openings::transform(&o, sym, cfg.size);
-            // A symmetry of a valid opening is valid except for renju on odd boards' ... always
-            // keep it only if it still validates.
-            if openings::validate(&t, cfg.size, cfg.rule).is_ok() {
-                o = t;
-            }
+            // The rules are invariant under the 8 symmetries of a square board, so the
+            // transformed opening is as valid as the original.
+            o = openings::transform(&o, rng.below(8) as u8, cfg.size);
         }
         for j in 0..per_pair {
             let index = k * per_pair + j;
@@ -330,6 +330,15 @@ fn summary_text(cfg: &Config, sum: &Summary, wall: Duration) -> String {
         );
     }
     let _ = writeln!(s, "Total faults: {}", sum.total_faults());
+    for (i, e) in sum.engines.iter().enumerate() {
+        if e.warnings > 0 {
+            let _ = writeln!(
+                s,
+                "Protocol warnings for {}: {} (extra OK / UNKNOWN / ERROR between moves; see stderr)",
+                cfg.engines[i].name, e.warnings
+            );
+        }
+    }
     s
 }
 
@@ -421,13 +430,14 @@ fn summary_json(cfg: &Config, sum: &Summary, wall: Duration) -> String {
             .collect();
         let _ = write!(
             s,
-            "    {{\"name\": {}, \"wins\": {}, \"losses\": {}, \"draws\": {}, \"faults\": {{{}}}, \"fouls\": {}, \"moves\": {}, \"mean_ms\": {}, \"max_ms\": {}, \"slowest_fraction\": {}, \"slowest_ms\": {}, \"slowest_limit_ms\": {}, \"slowest_game\": {}}}",
+            "    {{\"name\": {}, \"wins\": {}, \"losses\": {}, \"draws\": {}, \"faults\": {{{}}}, \"fouls\": {}, \"warnings\": {}, \"moves\": {}, \"mean_ms\": {}, \"max_ms\": {}, \"slowest_fraction\": {}, \"slowest_ms\": {}, \"slowest_limit_ms\": {}, \"slowest_game\": {}}}",
             json_str(&cfg.engines[i].name),
             e.wins,
             e.losses,
             e.draws,
             faults.join(", "),
             e.fouls,
+            e.warnings,
             e.moves,
             json_num(e.mean_ms()),
             json_num(e.max_ms),
@@ -511,6 +521,7 @@ fn run(cfg: Config) -> Result<i32> {
     }
     drop(tx);
     let mut sum = Summary::new();
+    let mut warned = 0u32;
     for g in rx {
         sum.add(&cfg, &g);
         if let Some(dir) = &cfg.records {
@@ -529,6 +540,18 @@ fn run(cfg: Config) -> Result<i32> {
             let tr = &g.transcripts[f];
             for l in &tr[tr.len().saturating_sub(12)..] {
                 eprintln!("    {l}");
+            }
+        }
+        for (i, ws) in g.warnings.iter().enumerate() {
+            for w in ws {
+                if warned < 20 {
+                    eprintln!(
+                        "warning game {}: {}: {w}",
+                        g.setup.index + 1,
+                        cfg.engines[i].name
+                    );
+                }
+                warned += 1;
             }
         }
         if !cfg.quiet {
