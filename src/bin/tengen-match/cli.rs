@@ -130,7 +130,7 @@ fn parse_ms(s: &str) -> Result<u64> {
         .trim()
         .parse()
         .with_context(|| format!("bad number of seconds '{s}'"))?;
-    if !(v >= 0.0) {
+    if v.is_nan() || v < 0.0 {
         bail!("negative time '{s}'");
     }
     Ok((v * 1000.0).round() as u64)
@@ -243,7 +243,8 @@ fn parse_sprt(tokens: &[String]) -> Result<SprtParams> {
             _ => bail!("unknown --sprt key '{k}'"),
         }
     }
-    if !(p.elo1 > p.elo0) || !(p.alpha > 0.0 && p.alpha < 0.5) || !(p.beta > 0.0 && p.beta < 0.5) {
+    let ok = p.elo1 > p.elo0 && p.alpha > 0.0 && p.alpha < 0.5 && p.beta > 0.0 && p.beta < 0.5;
+    if !ok {
         bail!("--sprt needs elo1 > elo0 and 0 < alpha, beta < 0.5");
     }
     Ok(p)

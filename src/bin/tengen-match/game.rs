@@ -566,13 +566,8 @@ mod tests {
         assert!(matches!(draw(&f, None), Some(Reason::FullBoard)));
         // A 15x15 renju board: 200 stones leave 25 empty squares.
         let mut r = Board::new(15, 15, Rule::Renju).unwrap();
-        let mut n = 0;
-        for p in r.cells_iter().collect::<Vec<_>>() {
-            if n == 199 {
-                break;
-            }
+        for p in r.cells_iter().take(199).collect::<Vec<_>>() {
             r.play(p, Color::White);
-            n += 1;
         }
         assert!(draw(&r, None).is_none());
         let p = r.cells_iter().find(|&p| r.is_empty(p)).unwrap();
