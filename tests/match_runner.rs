@@ -221,6 +221,12 @@ fn unknown_replies_to_info_are_warnings_only() {
 }
 
 #[test]
+fn suspended_engines_play_normally_and_faults_still_count() {
+    fault_case("timeout", "timeout", &["--suspend"]);
+    fault_case("crash", "crash", &["--suspend", "--reuse"]);
+}
+
+#[test]
 fn engine_ignoring_end_is_killed() {
     if !have_python() {
         return;

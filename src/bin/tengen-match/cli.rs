@@ -40,6 +40,8 @@ OPTIONS:
                       default is a fresh process per engine per game (GomocupJudge)
   --wait-ok           wait for OK after START before the first move (default: GomocupJudge
                       style, START and INFOs written back to back, OK accepted later)
+  --suspend           stop each engine (SIGSTOP) while it is not on move, as GomocupJudge
+                      does, so no engine can think on the opponent's time
   --lf                end lines with LF (default CR LF like GomocupJudge)
   --game-type N       INFO game_type value [1]
   --seed N            seed for openings and their order [time based; printed]
@@ -108,6 +110,7 @@ pub struct Config {
     pub max_wait_ms: u64,
     pub reuse: bool,
     pub wait_ok: bool,
+    pub suspend: bool,
     pub crlf: bool,
     pub game_type: i64,
     pub seed: u64,
@@ -272,6 +275,7 @@ pub fn parse(args: &[String]) -> Result<Option<Config>> {
         max_wait_ms: 600_000,
         reuse: false,
         wait_ok: false,
+        suspend: false,
         crlf: true,
         game_type: 1,
         seed: std::time::SystemTime::now()
@@ -376,6 +380,7 @@ pub fn parse(args: &[String]) -> Result<Option<Config>> {
             }
             "--reuse" => cfg.reuse = true,
             "--wait-ok" => cfg.wait_ok = true,
+            "--suspend" => cfg.suspend = true,
             "--lf" => cfg.crlf = false,
             "--game-type" => {
                 cfg.game_type = next(&mut i, a)?.parse().with_context(|| a.to_string())?

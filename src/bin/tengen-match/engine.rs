@@ -104,6 +104,7 @@ pub struct Engine {
     ok_pending: bool,
     /// Harmless protocol deviations seen (extra OK, UNKNOWN, ERROR between moves).
     pub warnings: Vec<String>,
+    suspended: bool,
 }
 
 impl Engine {
@@ -183,6 +184,7 @@ impl Engine {
             dead: false,
             ok_pending: false,
             warnings: Vec::new(),
+            suspended: false,
         })
     }
 
@@ -435,6 +437,29 @@ impl Engine {
         }
     }
 
+    /// Stops (`true`) or continues (`false`) the process with SIGSTOP / SIGCONT, as
+    /// GomocupJudge suspends engines while the opponent thinks (no pondering).
+    pub fn set_suspended(&mut self, stop: bool) {
+        if self.dead || self.suspended == stop {
+            return;
+        }
+        let sig = if stop { "STOP" } else { "CONT" };
+        let ok = Command::new("kill")
+            .args(["-s", sig, &self.child.id().to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if ok {
+            self.suspended = stop;
+        } else if stop {
+            self.warnings
+                .push("could not suspend (kill -s STOP failed)".into());
+        }
+    }
+
     pub fn is_alive(&mut self) -> bool {
         !self.dead && matches!(self.child.try_wait(), Ok(None))
     }
@@ -451,6 +476,7 @@ impl Engine {
 
     /// Sends `END` and closes stdin, without waiting.
     pub fn send_end(&mut self) {
+        self.set_suspended(false);
         if !self.dead {
             let _ = self.send(&["END".to_string()]);
         }

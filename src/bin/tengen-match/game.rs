@@ -203,6 +203,7 @@ fn prepare(cfg: &Config, spec: &EngineSpec, slot: &mut Option<Engine>) -> Result
         *slot = Some(e);
     }
     let e = slot.as_mut().unwrap();
+    e.set_suspended(false);
     let mut lines = vec![format!("START {}", cfg.size)];
     if cfg.reuse || cfg.wait_ok {
         e.send(&lines)?;
@@ -212,6 +213,9 @@ fn prepare(cfg: &Config, spec: &EngineSpec, slot: &mut Option<Engine>) -> Result
         // GomocupJudge: START and the INFOs back to back; OK is accepted later.
         lines.extend(info_lines(cfg, spec));
         e.send(&lines)?;
+    }
+    if cfg.suspend {
+        e.set_suspended(true);
     }
     Ok(())
 }
@@ -300,6 +304,7 @@ pub fn play(cfg: &Config, setup: Setup, slots: &mut [Option<Engine>; 2]) -> Game
         if let Err(f) = engine.check_idle() {
             break lose(f);
         }
+        engine.set_suspended(false);
         let sent = match engine.send(&cmd) {
             Ok(t) => t,
             Err(f) => break lose(f),
@@ -309,6 +314,9 @@ pub fn play(cfg: &Config, setup: Setup, slots: &mut [Option<Engine>; 2]) -> Game
             Ok(r) => r,
             Err(f) => break lose(f),
         };
+        if cfg.suspend {
+            engine.set_suspended(true);
+        }
         let ms = reply.elapsed.as_secs_f64() * 1000.0;
         sides[me].used_ms += ms;
         sides[me].moves_made += 1;
@@ -352,6 +360,7 @@ pub fn play(cfg: &Config, setup: Setup, slots: &mut [Option<Engine>; 2]) -> Game
     let mut warnings: [Vec<String>; 2] = [Vec::new(), Vec::new()];
     for (i, slot) in slots.iter_mut().enumerate() {
         if let Some(e) = slot.as_mut() {
+            e.set_suspended(false);
             // The opponent's last move may still be answered by stray output: note it.
             if faulty.is_none() {
                 if let Err(f) = e.check_idle() {
