@@ -4,6 +4,7 @@
 pub mod movepick;
 pub mod time;
 pub mod tt;
+pub mod vcf;
 
 use crate::eval::classical::{self, C_FIVE, C_FOUR, C_OPEN_FOUR};
 use crate::game::{Board, Pos};
@@ -21,6 +22,10 @@ const INF: i32 = WIN + 1;
 pub const MAX_PLY: usize = 120;
 /// Four-moves the threat search may chain at the horizon.
 const VCF_DEPTH: i32 = 8;
+/// Longest VCF the root solver looks for, in attacker moves.
+const MAX_VCF_FOURS: usize = 30;
+/// Root VCF node budget per millisecond of the hard time limit.
+const VCF_NODES_PER_MS: u64 = 100;
 /// How often (in nodes) the clock and the stop flag are read.
 const CHECK_EVERY: u64 = 32;
 
@@ -103,6 +108,7 @@ pub struct Searcher {
     pv_len: [usize; MAX_PLY + 1],
     /// One reusable move list per ply.
     lists: Vec<MoveList>,
+    vcf: vcf::Vcf,
 }
 
 fn score_to_tt(s: i32, ply: usize) -> i32 {
@@ -136,6 +142,7 @@ impl Searcher {
             pv: vec![[Pos::NONE; MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             lists: (0..=MAX_PLY).map(|_| MoveList::with_capacity()).collect(),
+            vcf: vcf::Vcf::new(),
         }
     }
 
@@ -205,6 +212,23 @@ impl Searcher {
             elapsed: Duration::ZERO,
             pv: Vec::new(),
         };
+        if root.is_empty() {
+            return report;
+        }
+        if excluded.is_empty() {
+            // A win by continuous fours ends the game without a search.
+            let budget = (self.limits.hard.as_millis().min(u64::MAX as u128) as u64)
+                .saturating_mul(VCF_NODES_PER_MS)
+                .clamp(2_000, 1_000_000);
+            if let Some((m, fours)) = self.vcf.solve(&mut board, MAX_VCF_FOURS, budget) {
+                report.best = m;
+                // `fours` fours then the five, with the defender's blocks between them.
+                report.score = WIN - (2 * fours as i32 + 1);
+                report.pv = vec![m];
+                report.elapsed = self.limits.start.elapsed();
+                return report;
+            }
+        }
         if root.len() <= 1 && excluded.is_empty() {
             // Nothing to choose: answer at once.
             report.elapsed = self.limits.start.elapsed();
@@ -213,9 +237,6 @@ impl Searcher {
                 .is_none()
                 .then(Vec::new)
                 .unwrap_or_else(|| vec![report.best]);
-            return report;
-        }
-        if root.is_empty() {
             return report;
         }
         // Deeper than MAX_PLY means nothing; small boards would otherwise iterate forever fast.
