@@ -47,8 +47,30 @@ pub fn positions() -> Vec<Board> {
         .collect()
 }
 
+/// Move+undo pairs per second of the incremental board update, over every empty point of the
+/// bench positions (no search, no allocation).
+pub fn move_undo_rate() -> (u64, f64) {
+    let mut boards = positions();
+    let start = Instant::now();
+    let mut pairs = 0u64;
+    for _ in 0..20 {
+        for b in boards.iter_mut() {
+            let c = b.side_to_move();
+            let points: Vec<_> = b.cells_iter().filter(|&p| b.is_empty(p)).collect();
+            for &p in &points {
+                b.play(p, c);
+                b.undo();
+            }
+            pairs += points.len() as u64;
+        }
+    }
+    (pairs, pairs as f64 / start.elapsed().as_secs_f64())
+}
+
 /// Total nodes of a fixed-depth search over every bench position.
 pub fn run(depth: i32) -> u64 {
+    let (pairs, rate) = move_undo_rate();
+    println!("move+undo: {pairs} pairs, {:.2} M/s", rate / 1e6);
     let start = Instant::now();
     let mut total = 0;
     for (i, board) in positions().iter().enumerate() {

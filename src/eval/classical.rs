@@ -70,3 +70,22 @@ pub const TEMPO_NUM: i32 = 20;
 pub fn evaluate(own_sum: i32, opp_sum: i32) -> i32 {
     (own_sum * TEMPO_NUM) / 16 - opp_sum
 }
+
+/// Four direction patterns packed 3 bits each (direction `d` at bits `3d..3d+3`).
+pub type PackedPatterns = u16;
+pub const PACKED_COMBOS: usize = 1 << 12;
+
+/// Class and score of every packed combination of four direction patterns, so the board turns a
+/// changed direction into a new cell value with one lookup.
+pub fn combo_table() -> &'static [(Class, i16); PACKED_COMBOS] {
+    static TABLE: std::sync::OnceLock<[(Class, i16); PACKED_COMBOS]> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = [(C_NONE, 0i16); PACKED_COMBOS];
+        for (packed, entry) in t.iter_mut().enumerate() {
+            let pats = [0, 1, 2, 3].map(|d| Pattern::from_code((packed >> (3 * d)) as u8 & 7));
+            let (class, score) = cell_value(pats);
+            *entry = (class, score as i16);
+        }
+        t
+    })
+}

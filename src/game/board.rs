@@ -5,7 +5,7 @@ use super::forbid::{self, Foul};
 use super::pattern::{slot_shift, Pattern, PatternTable};
 use super::pos::{Cell, Color, Pos, CELLS, DIRS, MAX_SIZE, MIN_SIZE, PAD, STRIDE};
 use super::rule::{makes_five, FiveKind, Rule};
-use crate::eval::classical::{self, Class, CLASS_COUNT};
+use crate::eval::classical::{self, Class, PackedPatterns, CLASS_COUNT, PACKED_COMBOS};
 
 const fn splitmix(state: u64) -> (u64, u64) {
     let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -66,12 +66,15 @@ pub struct Board {
     keys: [[u32; CELLS]; 4],
     /// Stones within the 5x5 square around each cell: candidate moves have some.
     near: [u8; CELLS],
+    /// Per colour, the four direction patterns of a stone of that colour on each empty cell.
+    packed: [[PackedPatterns; CELLS]; 2],
     /// Per colour, the class and score of a stone of that colour on each empty cell.
     class: [[Class; CELLS]; 2],
     score: [[i16; CELLS]; 2],
     score_sum: [i32; 2],
     class_count: [[u16; CLASS_COUNT]; 2],
     tables: [&'static PatternTable; 2],
+    combos: &'static [(Class, i16); PACKED_COMBOS],
     hash: u64,
     side_to_move: Color,
     history: Vec<(Pos, Color)>,
@@ -91,6 +94,7 @@ impl Board {
             cells: [Cell::Wall as u8; CELLS],
             keys: [[0; CELLS]; 4],
             near: [0; CELLS],
+            packed: [[0; CELLS]; 2],
             class: [[0; CELLS]; 2],
             score: [[0; CELLS]; 2],
             score_sum: [0; 2],
@@ -99,6 +103,7 @@ impl Board {
                 PatternTable::get(rule.five_kind(Color::Black), Cell::Black),
                 PatternTable::get(rule.five_kind(Color::White), Cell::White),
             ],
+            combos: classical::combo_table(),
             hash: 0,
             side_to_move: Color::Black,
             history: Vec::with_capacity(MAX_SIZE * MAX_SIZE),
@@ -118,6 +123,7 @@ impl Board {
     fn recompute_all(&mut self) {
         self.keys = [[0; CELLS]; 4];
         self.near = [0; CELLS];
+        self.packed = [[0; CELLS]; 2];
         self.class = [[0; CELLS]; 2];
         self.score = [[0; CELLS]; 2];
         self.score_sum = [0; 2];
@@ -154,20 +160,42 @@ impl Board {
         }
     }
 
+    /// Computes the patterns of the empty cell `p` from its keys and adds its value.
     #[inline]
     fn set_cell_info(&mut self, p: Pos) {
         for c in 0..2 {
             let t = self.tables[c];
-            let pats = [
-                t.pattern(self.keys[0][p.idx()]),
-                t.pattern(self.keys[1][p.idx()]),
-                t.pattern(self.keys[2][p.idx()]),
-                t.pattern(self.keys[3][p.idx()]),
-            ];
-            let (class, score) = classical::cell_value(pats);
+            let mut packed = 0;
+            for d in 0..4 {
+                packed |= (t.entry(self.keys[d][p.idx()]) as PackedPatterns & 7) << (3 * d);
+            }
+            self.packed[c][p.idx()] = packed;
+            let (class, score) = self.combos[packed as usize];
             self.class[c][p.idx()] = class;
-            self.score[c][p.idx()] = score as i16;
-            self.score_sum[c] += score;
+            self.score[c][p.idx()] = score;
+            self.score_sum[c] += score as i32;
+            self.class_count[c][class as usize] += 1;
+        }
+    }
+
+    /// The key of direction `d` of the empty cell `p` changed: update that pattern and, when it
+    /// changed, the cell's value.
+    #[inline]
+    fn refresh_direction(&mut self, p: Pos, d: usize) {
+        for c in 0..2 {
+            let pattern = self.tables[c].entry(self.keys[d][p.idx()]) as PackedPatterns & 7;
+            let old = self.packed[c][p.idx()];
+            let new = (old & !(7 << (3 * d))) | (pattern << (3 * d));
+            if new == old {
+                continue;
+            }
+            self.packed[c][p.idx()] = new;
+            let (old_class, old_score) = self.combos[old as usize];
+            let (class, score) = self.combos[new as usize];
+            self.class[c][p.idx()] = class;
+            self.score[c][p.idx()] = score;
+            self.score_sum[c] += score as i32 - old_score as i32;
+            self.class_count[c][old_class as usize] -= 1;
             self.class_count[c][class as usize] += 1;
         }
     }
@@ -178,6 +206,7 @@ impl Board {
             let class = self.class[c][p.idx()];
             self.score_sum[c] -= self.score[c][p.idx()] as i32;
             self.class_count[c][class as usize] -= 1;
+            self.packed[c][p.idx()] = 0;
             self.class[c][p.idx()] = 0;
             self.score[c][p.idx()] = 0;
         }
@@ -198,8 +227,7 @@ impl Board {
                 let k = &mut self.keys[di][q.idx()];
                 *k = (*k & !(3 << shift)) | ((value as u32) << shift);
                 if self.cells[q.idx()] == Cell::Empty as u8 {
-                    self.clear_cell_info(q);
-                    self.set_cell_info(q);
+                    self.refresh_direction(q, di);
                 }
             }
         }
