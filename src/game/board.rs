@@ -2,7 +2,7 @@
 //! classes, scores and class counts that the evaluation and the move picker read.
 
 use super::forbid::{self, Foul};
-use super::pattern::{slot_shift, Pattern, PatternTable};
+use super::pattern::{slot_shift, Pattern, RuleTable};
 use super::pos::{Cell, Color, Pos, CELLS, DIRS, MAX_SIZE, MIN_SIZE, PAD, STRIDE};
 use super::rule::{makes_five, FiveKind, Rule};
 use crate::eval::classical::{self, Class, PackedPatterns, CLASS_COUNT, PACKED_COMBOS};
@@ -73,7 +73,7 @@ pub struct Board {
     score: [[i16; CELLS]; 2],
     score_sum: [i32; 2],
     class_count: [[u16; CLASS_COUNT]; 2],
-    tables: [&'static PatternTable; 2],
+    table: &'static RuleTable,
     combos: &'static [(Class, i16); PACKED_COMBOS],
     hash: u64,
     side_to_move: Color,
@@ -99,10 +99,7 @@ impl Board {
             score: [[0; CELLS]; 2],
             score_sum: [0; 2],
             class_count: [[0; CLASS_COUNT]; 2],
-            tables: [
-                PatternTable::get(rule.five_kind(Color::Black), Cell::Black),
-                PatternTable::get(rule.five_kind(Color::White), Cell::White),
-            ],
+            table: RuleTable::get(rule),
             combos: classical::combo_table(),
             hash: 0,
             side_to_move: Color::Black,
@@ -163,11 +160,11 @@ impl Board {
     /// Computes the patterns of the empty cell `p` from its keys and adds its value.
     #[inline]
     fn set_cell_info(&mut self, p: Pos) {
+        let entries = [0, 1, 2, 3].map(|d| self.table.entry(self.keys[d][p.idx()]));
         for c in 0..2 {
-            let t = self.tables[c];
             let mut packed = 0;
-            for d in 0..4 {
-                packed |= (t.entry(self.keys[d][p.idx()]) as PackedPatterns & 7) << (3 * d);
+            for (d, e) in entries.iter().enumerate() {
+                packed |= ((e >> (8 * c)) as PackedPatterns & 7) << (3 * d);
             }
             self.packed[c][p.idx()] = packed;
             let (class, score) = self.combos[packed as usize];
@@ -182,8 +179,9 @@ impl Board {
     /// changed, the cell's value.
     #[inline]
     fn refresh_direction(&mut self, p: Pos, d: usize) {
+        let entry = self.table.entry(self.keys[d][p.idx()]);
         for c in 0..2 {
-            let pattern = self.tables[c].entry(self.keys[d][p.idx()]) as PackedPatterns & 7;
+            let pattern = (entry >> (8 * c)) as PackedPatterns & 7;
             let old = self.packed[c][p.idx()];
             let new = (old & !(7 << (3 * d))) | (pattern << (3 * d));
             if new == old {
@@ -333,10 +331,18 @@ impl Board {
     pub fn class_count(&self, c: Color, class: Class) -> usize {
         self.class_count[c.idx()][class as usize] as usize
     }
+    /// How many empty cells give colour `c` a class of at least `class`.
+    #[inline]
+    pub fn count_at_least(&self, c: Color, class: Class) -> usize {
+        self.class_count[c.idx()][class as usize..]
+            .iter()
+            .map(|&n| n as usize)
+            .sum()
+    }
     /// The pattern a stone of `c` on `p` makes in direction `dir`.
     #[inline]
     pub fn pattern(&self, c: Color, dir: usize, p: Pos) -> Pattern {
-        self.tables[c.idx()].pattern(self.keys[dir][p.idx()])
+        self.table.colour(c).pattern(self.keys[dir][p.idx()])
     }
     pub fn five_kind(&self, c: Color) -> FiveKind {
         self.rule.five_kind(c)
@@ -370,7 +376,7 @@ impl Board {
     /// Cheap necessary condition for a black foul on `p` under renju.
     #[inline]
     pub fn may_be_forbidden(&self, p: Pos) -> bool {
-        let t = self.tables[Color::Black.idx()];
+        let t = self.table.colour(Color::Black);
         let mut threats = 0;
         for d in 0..4 {
             let e = t.entry(self.keys[d][p.idx()]);

@@ -6,9 +6,9 @@
 //! the first time it is read) so start-up costs nothing; the values are pure functions of the key,
 //! so the order of filling never changes a result.
 
-use super::pos::Cell;
-use super::rule::FiveKind;
-use std::sync::atomic::{AtomicU8, Ordering};
+use super::pos::{Cell, Color};
+use super::rule::{FiveKind, Rule};
+use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
 use std::sync::OnceLock;
 
 /// Number of distinct keys.
@@ -60,6 +60,65 @@ const COMPUTED_FLAG: u8 = 0x80;
 pub const fn slot_shift(offset: isize) -> u32 {
     let slot = if offset < 0 { offset + 5 } else { offset + 4 };
     (slot * 2) as u32
+}
+
+/// Both colours' entries for one rule in one 16-bit word (black in bits 0..8, white in 8..16),
+/// so the board's update reads one table entry, one cache line, per cell instead of two.
+pub struct RuleTable {
+    colours: [&'static PatternTable; 2],
+    entries: Box<[AtomicU16]>,
+}
+
+const RULE_COMPUTED: u16 = 0x8000;
+
+static RULE_TABLES: [OnceLock<RuleTable>; 5] = [
+    OnceLock::new(),
+    OnceLock::new(),
+    OnceLock::new(),
+    OnceLock::new(),
+    OnceLock::new(),
+];
+
+impl RuleTable {
+    pub fn get(rule: Rule) -> &'static RuleTable {
+        let index = match rule {
+            Rule::Freestyle => 0,
+            Rule::Standard => 1,
+            Rule::Renju => 2,
+            Rule::Caro {
+                overline_wins: true,
+            } => 3,
+            Rule::Caro {
+                overline_wins: false,
+            } => 4,
+        };
+        RULE_TABLES[index].get_or_init(|| RuleTable {
+            colours: [
+                PatternTable::get(rule.five_kind(Color::Black), Cell::Black),
+                PatternTable::get(rule.five_kind(Color::White), Cell::White),
+            ],
+            entries: (0..KEY_SPACE).map(|_| AtomicU16::new(0)).collect(),
+        })
+    }
+
+    /// Black's entry in the low byte, white's in the high byte (each as [`PatternTable::entry`]).
+    #[inline]
+    pub fn entry(&self, key: u32) -> u16 {
+        let slot = &self.entries[key as usize & (KEY_SPACE - 1)];
+        let v = slot.load(Ordering::Relaxed);
+        if v & RULE_COMPUTED != 0 {
+            return v & !RULE_COMPUTED;
+        }
+        let v = self.colours[0].entry(key) as u16 | (self.colours[1].entry(key) as u16) << 8;
+        slot.store(v | RULE_COMPUTED, Ordering::Relaxed);
+        v
+    }
+
+    /// The table of one colour.
+    #[inline]
+    pub fn colour(&self, c: Color) -> &'static PatternTable {
+        self.colours[c.idx()]
+    }
 }
 
 /// One lazily filled table: the patterns of one colour under one five rule.

@@ -161,6 +161,9 @@ fn retain_legal(board: &mut Board, list: &mut MoveList) {
 pub fn generate_fours(board: &mut Board, list: &mut MoveList) {
     list.clear();
     let me = board.side_to_move();
+    if board.count_at_least(me, C_FOUR) == 0 {
+        return;
+    }
     for p in board.cells_iter() {
         if board.is_empty(p) && board.class(me, p) >= C_FOUR {
             let score = board.class(me, p) as i32 * 1000 + board.cell_score(me, p);
