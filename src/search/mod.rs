@@ -2,9 +2,9 @@
 //! (VCF) at the horizon.
 
 pub mod movepick;
+pub mod threat;
 pub mod time;
 pub mod tt;
-pub mod vcf;
 
 use crate::eval::classical::{self, C_FIVE, C_FOUR, C_OPEN_FOUR};
 use crate::game::{Board, Pos};
@@ -108,7 +108,7 @@ pub struct Searcher {
     pv_len: [usize; MAX_PLY + 1],
     /// One reusable move list per ply.
     lists: Vec<MoveList>,
-    vcf: vcf::Vcf,
+    vcf: threat::ThreatSolver,
 }
 
 fn score_to_tt(s: i32, ply: usize) -> i32 {
@@ -142,7 +142,7 @@ impl Searcher {
             pv: vec![[Pos::NONE; MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             lists: (0..=MAX_PLY).map(|_| MoveList::with_capacity()).collect(),
-            vcf: vcf::Vcf::new(),
+            vcf: threat::ThreatSolver::vcf(),
         }
     }
 
@@ -220,10 +220,12 @@ impl Searcher {
             let budget = (self.limits.hard.as_millis().min(u64::MAX as u128) as u64)
                 .saturating_mul(VCF_NODES_PER_MS)
                 .clamp(2_000, 1_000_000);
-            if let Some((m, fours)) = self.vcf.solve(&mut board, MAX_VCF_FOURS, budget) {
+            let deadline = self.limits.start.checked_add(self.limits.hard);
+            if let Some((m, threats)) = self.vcf.solve(&mut board, MAX_VCF_FOURS, budget, deadline)
+            {
                 report.best = m;
-                // `fours` fours then the five, with the defender's blocks between them.
-                report.score = WIN - (2 * fours as i32 + 1);
+                // `threats` threats then the five, with the defender's replies between them.
+                report.score = WIN - (2 * threats as i32 + 1);
                 report.pv = vec![m];
                 report.elapsed = self.limits.start.elapsed();
                 return report;

@@ -6,7 +6,8 @@
 //! candidate, ordered by attack plus defence value, ties by board order.
 
 use crate::eval::classical::{C_FIVE, C_FOUR, C_OPEN_FOUR};
-use crate::game::{Board, Pos};
+use crate::game::pos::DIRS;
+use crate::game::{Board, Cell, Pos, Rule};
 
 /// Room for every cell of the largest board.
 pub const MAX_MOVES: usize = 32 * 32;
@@ -107,6 +108,9 @@ pub fn generate(board: &mut Board, list: &mut MoveList) -> Situation {
                 }
             }
         }
+        if matches!(board.rule(), Rule::Caro { .. }) && board.class_count(opp, C_FIVE) == 1 {
+            add_caro_end_blocks(board, list);
+        }
         return Situation::BlockFive;
     }
     let defend = board.class_count(opp, C_OPEN_FOUR) > 0;
@@ -149,6 +153,31 @@ pub fn generate(board: &mut Board, list: &mut MoveList) -> Situation {
     }
 }
 
+/// In caro a five blocked at both ends does not win, so a four can also be stopped by a stone
+/// just past the far end of the five it threatens: every point near the five point whose stone
+/// leaves the opponent without a five point is a block.
+fn add_caro_end_blocks(board: &mut Board, list: &mut MoveList) {
+    let me = board.side_to_move();
+    let opp = me.other();
+    let Some(five) = list.iter().next() else {
+        return;
+    };
+    for d in DIRS {
+        for k in (-5isize..=5).filter(|&k| k != 0) {
+            let q = five.step(d, k);
+            if board.cell(q) != Cell::Empty || list.iter().any(|m| m == q) {
+                continue;
+            }
+            board.play(q, me);
+            let stops = board.class_count(opp, C_FIVE) == 0;
+            board.undo();
+            if stops {
+                list.push(q, 0);
+            }
+        }
+    }
+}
+
 fn retain_legal(board: &mut Board, list: &mut MoveList) {
     let me = board.side_to_move();
     if !board.rule().has_forbidden() || me != crate::game::Color::Black {
@@ -172,4 +201,80 @@ pub fn generate_fours(board: &mut Board, list: &mut MoveList) {
     }
     retain_legal(board, list);
     list.sort();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Color;
+
+    fn board(rule: Rule, black: &[(i64, i64)], white: &[(i64, i64)], to_move: Color) -> Board {
+        let mut b = Board::new(15, 15, rule).unwrap();
+        for &(x, y) in black {
+            b.try_play(x, y, Color::Black).unwrap();
+        }
+        for &(x, y) in white {
+            b.try_play(x, y, Color::White).unwrap();
+        }
+        b.set_side_to_move(to_move);
+        b
+    }
+
+    fn moves(b: &mut Board) -> (Situation, Vec<Pos>) {
+        let mut list = MoveList::with_capacity();
+        let s = generate(b, &mut list);
+        let mut v: Vec<Pos> = list.iter().collect();
+        v.sort();
+        (s, v)
+    }
+
+    #[test]
+    fn own_five_is_the_only_move() {
+        let mut b = board(
+            Rule::Freestyle,
+            &[(3, 3), (4, 3), (5, 3), (6, 3)],
+            &[(3, 4), (4, 4), (5, 4)],
+            Color::Black,
+        );
+        let (s, v) = moves(&mut b);
+        assert_eq!(s, Situation::Win);
+        assert!(v == vec![Pos::new(2, 3)] || v == vec![Pos::new(7, 3)]);
+    }
+
+    #[test]
+    fn a_four_must_be_blocked_and_in_caro_also_past_its_end() {
+        // Black four 1..4 on row 7 with a white stone at 0: the five point is 5.
+        let black = [(1, 7), (2, 7), (3, 7), (4, 7)];
+        let white = [(0, 7), (9, 9), (10, 10)];
+        let mut b = board(Rule::Freestyle, &black, &white, Color::White);
+        assert_eq!(moves(&mut b), (Situation::BlockFive, vec![Pos::new(5, 7)]));
+        // In caro a white stone on 6 leaves black's five at 5 blocked at both ends.
+        let mut b = board(
+            Rule::Caro {
+                overline_wins: false,
+            },
+            &black,
+            &white,
+            Color::White,
+        );
+        assert_eq!(
+            moves(&mut b),
+            (Situation::BlockFive, vec![Pos::new(5, 7), Pos::new(6, 7)])
+        );
+    }
+
+    #[test]
+    fn an_open_three_restricts_the_defence() {
+        let mut b = board(
+            Rule::Freestyle,
+            &[(6, 7), (7, 7), (8, 7)],
+            &[(6, 6), (7, 6)],
+            Color::White,
+        );
+        let (s, v) = moves(&mut b);
+        assert_eq!(s, Situation::Defend);
+        // The ends of the three are among the defences; a far quiet point is not.
+        assert!(v.contains(&Pos::new(5, 7)) && v.contains(&Pos::new(9, 7)));
+        assert!(!v.contains(&Pos::new(7, 10)));
+    }
 }
