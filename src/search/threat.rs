@@ -138,7 +138,7 @@ impl ThreatSolver {
                     }
                 }
                 // Strongest threats first; the sort is stable, ties keep board order.
-                threats[..n].sort_by(|a, b| b.1.cmp(&a.1));
+                threats[..n].sort_by_key(|t| std::cmp::Reverse(t.1));
                 let mut found = None;
                 for &(m, _) in &threats[..n] {
                     if unanswerable && board.class(me, m) == C_OPEN_FOUR {
