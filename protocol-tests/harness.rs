@@ -100,8 +100,13 @@ struct Engine {
 
 impl Engine {
     fn spawn() -> Result<Engine, String> {
+        Engine::spawn_with(&[])
+    }
+
+    fn spawn_with(args: &[String]) -> Result<Engine, String> {
         let path = engine_path();
         let mut child = Command::new(&path)
+            .args(args)
             .current_dir(work_dir())
             .env("RUST_BACKTRACE", "1")
             .stdin(Stdio::piped())
@@ -385,6 +390,65 @@ fn parse_forbid(line: &str) -> Result<HashSet<Point>, String> {
     Ok(set)
 }
 
+/// The realtime and detail lines of the analysis GUIs (protocol.md §9): `MESSAGE REALTIME
+/// POS|DONE|BEST|LOST|LOSE x,y` or `REFRESH`, and `INFO <key> <value>` with the keys Gomoku
+/// Calculator parses. Points must be on the board. Other lines are not checked.
+fn check_detail_line(line: &str, size: Option<(i64, i64)>) -> Result<(), String> {
+    let on_board = |t: &str| -> Result<(), String> {
+        let p = parse_move_line(t).ok_or(format!("`{line}`: `{t}` is not a point x,y"))?;
+        match size {
+            Some((w, h)) if p.0 < w && p.1 < h => Ok(()),
+            _ => Err(format!("`{line}`: {t} is off the board")),
+        }
+    };
+    let number = |t: &str| -> Result<(), String> {
+        t.parse::<u64>()
+            .map(|_| ())
+            .map_err(|_| format!("`{line}`: `{t}` is not a number"))
+    };
+    if let Some(rest) = line.strip_prefix("MESSAGE REALTIME ") {
+        let w: Vec<&str> = rest.split(' ').collect();
+        return match w.as_slice() {
+            ["REFRESH"] => Ok(()),
+            [kind, p] if ["POS", "DONE", "BEST", "LOST", "LOSE"].contains(kind) => on_board(p),
+            _ => Err(format!("`{line}` is not a realtime line")),
+        };
+    }
+    if let Some(rest) = line.strip_prefix("INFO ") {
+        let (key, value) = rest
+            .split_once(' ')
+            .ok_or(format!("`{line}`: INFO without a value"))?;
+        return match key {
+            "PV" if value == "DONE" => Ok(()),
+            "PV" | "NUMPV" | "DEPTH" | "SELDEPTH" | "NODES" | "TOTALNODES" | "TOTALTIME"
+            | "SPEED" => number(value),
+            "EVAL" => {
+                let mate = value
+                    .strip_prefix("+M")
+                    .or_else(|| value.strip_prefix("-M"))
+                    .is_some_and(|n| n.parse::<u32>().is_ok());
+                if mate || value.parse::<i64>().is_ok() {
+                    Ok(())
+                } else {
+                    Err(format!("`{line}`: not a number or mate score"))
+                }
+            }
+            "WINRATE" => match value.parse::<f64>() {
+                Ok(v) if (0.0..=1.0).contains(&v) => Ok(()),
+                _ => Err(format!("`{line}`: not a win rate 0..1")),
+            },
+            "BESTLINE" => {
+                if value.is_empty() {
+                    return Err(format!("`{line}`: an empty line"));
+                }
+                value.split(' ').try_for_each(on_board)
+            }
+            _ => Err(format!("`{line}`: unknown INFO key")),
+        };
+    }
+    Ok(())
+}
+
 // ------------------------------------------------------------------------------------------------
 // The harness's model of the board.
 
@@ -396,6 +460,8 @@ enum Op {
     Begin,
     Turn(Option<Point>),
     Board(Vec<BlockItem>),
+    /// A `SWAP2BOARD` block: its stones (`x,y` or `x,y,f`), `None` for an unparsable item.
+    Swap2(Vec<Option<Point>>),
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -414,6 +480,8 @@ struct Model {
     pending: VecDeque<Op>,
     partial: Vec<u8>,
     block: Option<(BlockKind, Vec<BlockItem>)>,
+    /// Stones of the `SWAP2BOARD` block being sent.
+    swap2_items: Vec<Option<Point>>,
 }
 
 impl Model {
@@ -464,6 +532,7 @@ impl Model {
                     _ => BlockKind::Other,
                 };
                 self.block = Some((kind, Vec::new()));
+                self.swap2_items.clear();
                 self.block_tokens(&toks[1..]);
                 return;
             }
@@ -484,10 +553,23 @@ impl Model {
                 match kind {
                     BlockKind::Board => self.pending.push_back(Op::Board(items)),
                     BlockKind::YxBoard => self.rebuild(&items),
-                    BlockKind::Other => {}
+                    BlockKind::Other => self
+                        .pending
+                        .push_back(Op::Swap2(self.swap2_items.drain(..).collect())),
                 }
             } else {
                 let f: Vec<&str> = t.split(',').collect();
+                if *kind == BlockKind::Other {
+                    let p = match f.as_slice() {
+                        [x, y] | [x, y, _] => match (x.parse(), y.parse()) {
+                            (Ok(x), Ok(y)) => Some((x, y)),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    self.swap2_items.push(p);
+                    continue;
+                }
                 let item = match f.as_slice() {
                     [x, y, c] => match (x.parse(), y.parse(), c.parse::<u8>()) {
                         (Ok(x), Ok(y), Ok(c)) if (1..=3).contains(&c) => Some(((x, y), c)),
@@ -560,6 +642,64 @@ impl Model {
         Ok(())
     }
 
+    /// The answer to a `SWAP2BOARD` block: checks it (legal, distinct, empty points, the number
+    /// of stones the case allows) and puts its stones into the model (the block's stones as the
+    /// opponent's, the answer's as the engine's).
+    fn swap2_answer(&mut self, line: &str) -> Result<(), String> {
+        let stones = match self.pending.pop_front() {
+            Some(Op::Swap2(items)) => items,
+            other => {
+                return Err(format!(
+                    "no SWAP2BOARD block waits for an answer (next pending: {other:?})"
+                ))
+            }
+        };
+        let stones: Vec<Point> = stones
+            .into_iter()
+            .collect::<Option<_>>()
+            .ok_or("the SWAP2BOARD block had unparsable stones")?;
+        let n = stones.len();
+        let allowed: &[usize] = match n {
+            0 => &[3],
+            3 => &[0, 1, 2],
+            5 => &[0, 1],
+            _ => {
+                return Err(format!(
+                    "a SWAP2BOARD block with {n} stones has no valid answer"
+                ))
+            }
+        };
+        let points: Vec<Point> = if line == "SWAP" {
+            if n == 0 {
+                return Err("SWAP is no answer to an empty SWAP2BOARD".into());
+            }
+            Vec::new()
+        } else {
+            line.split(' ')
+                .map(|t| parse_move_line(t).ok_or(format!("`{t}` is not a point `x,y`")))
+                .collect::<Result<_, _>>()?
+        };
+        if !allowed.contains(&points.len()) {
+            return Err(format!(
+                "{} stones in the answer to {n} stones (allowed: {allowed:?}, 0 = SWAP)",
+                points.len()
+            ));
+        }
+        self.stones.clear();
+        for &p in &stones {
+            self.stones.insert(p, 2);
+        }
+        for &p in &points {
+            if !self.on_board(p) {
+                return Err(format!("{},{} is off the board", p.0, p.1));
+            }
+            if self.stones.insert(p, 1).is_some() {
+                return Err(format!("{},{} is not an empty point", p.0, p.1));
+            }
+        }
+        Ok(())
+    }
+
     fn first_free(&self, pts: &[Point]) -> Option<Point> {
         pts.iter()
             .copied()
@@ -605,11 +745,23 @@ enum MoveReq {
 enum Expect {
     Exact(String),
     Prefix(String),
-    Move { req: MoveReq, bind: Option<String> },
+    Move {
+        req: MoveReq,
+        bind: Option<String>,
+    },
     Silent(u64),
     Exit(u64),
     About,
     Forbid(Vec<Point>),
+    /// `@swap2`: the answer to the last `SWAP2BOARD` block (`@swap2 SWAP`: it must be `SWAP`).
+    Swap2 {
+        swap: bool,
+    },
+    /// `@moves N`: a line of N points `x,y x,y …` (YXBALANCETWO), each on the board and empty;
+    /// they become the engine's stones.
+    Moves(usize),
+    /// `@saw PREFIX`: a line set aside by `%skip` since it began started with PREFIX.
+    Saw(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -625,12 +777,16 @@ enum Step {
     },
     Sleep(u64),
     Close,
+    /// `%skip PREFIX…`: set aside output lines starting with one of these (none: stop).
+    Skip(Vec<String>),
 }
 
 #[derive(Debug)]
 struct Transcript {
     name: String,
     modes: Vec<Mode>,
+    /// `%args …`: command-line arguments of the engine.
+    args: Vec<String>,
     steps: Vec<(usize, String, Step)>,
 }
 
@@ -721,12 +877,23 @@ fn parse_expect(text: &str) -> Result<Expect, String> {
         "@exit" => Expect::Exit(parse_ms(&words)?),
         "@about" if words.is_empty() => Expect::About,
         "@forbid" => Expect::Forbid(parse_points(&words)?),
+        "@swap2" if words.is_empty() => Expect::Swap2 { swap: false },
+        "@swap2" if words == ["SWAP"] => Expect::Swap2 { swap: true },
+        "@moves" => Expect::Moves(parse_ms(&words)? as usize),
+        "@saw" if !words.is_empty() => Expect::Saw(
+            text.trim_start()
+                .strip_prefix("@saw")
+                .unwrap_or("")
+                .trim()
+                .to_string(),
+        ),
         _ => return Err(format!("unknown directive `{dir}`")),
     })
 }
 
 fn parse_transcript(name: &str, src: &str) -> Result<Transcript, (usize, String)> {
     let mut modes = vec![Mode::Lf, Mode::CrLf];
+    let mut args: Vec<String> = Vec::new();
     let mut timeout_ms = DEFAULT_TIMEOUT_MS;
     let mut steps = Vec::new();
     let mut exited = false;
@@ -779,12 +946,26 @@ fn parse_transcript(name: &str, src: &str) -> Result<Transcript, (usize, String)
                         .collect::<Result<_, _>>()?;
                     continue;
                 }
+                Some((&"args", a)) => {
+                    args = a.iter().map(|w| w.to_string()).collect();
+                    continue;
+                }
                 Some((&"timeout", a)) => {
                     timeout_ms = parse_ms(a).map_err(err)?;
                     continue;
                 }
                 Some((&"sleep", a)) => Step::Sleep(parse_ms(a).map_err(err)?),
                 Some((&"close", [])) => Step::Close,
+                Some((&"skip", prefixes)) => {
+                    // Prefixes are separated by `|` so they may contain blanks.
+                    let all = prefixes.join(" ");
+                    Step::Skip(
+                        all.split('|')
+                            .map(|p| p.trim().to_string())
+                            .filter(|p| !p.is_empty())
+                            .collect(),
+                    )
+                }
                 _ => return Err(err(format!("unknown directive `%{rest}`"))),
             }
         } else {
@@ -797,6 +978,7 @@ fn parse_transcript(name: &str, src: &str) -> Result<Transcript, (usize, String)
     Ok(Transcript {
         name: name.to_string(),
         modes,
+        args,
         steps,
     })
 }
@@ -833,6 +1015,9 @@ struct Run {
     model: Model,
     vars: HashMap<String, String>,
     mode: Mode,
+    /// `%skip` prefixes and the lines set aside since.
+    skip: Vec<String>,
+    skipped: Vec<String>,
 }
 
 impl Run {
@@ -910,11 +1095,28 @@ impl Run {
                 self.eng.close_stdin();
                 Ok(())
             }
+            Step::Skip(prefixes) => {
+                self.skip = prefixes.clone();
+                self.skipped.clear();
+                Ok(())
+            }
             Step::Expect { exp, timeout_ms } => self.expect(exp, *timeout_ms),
         }
     }
 
     fn next_line(&mut self, deadline: Instant, timeout_ms: u64) -> Result<String, String> {
+        loop {
+            let line = self.next_raw_line(deadline, timeout_ms)?;
+            if self.skip.iter().any(|p| line.starts_with(p.as_str())) {
+                check_detail_line(&line, self.model.size)?;
+                self.skipped.push(line);
+                continue;
+            }
+            return Ok(line);
+        }
+    }
+
+    fn next_raw_line(&mut self, deadline: Instant, timeout_ms: u64) -> Result<String, String> {
         match self.eng.next(deadline) {
             Next::Line(s, _) => Ok(s),
             Next::Unterminated(s) => Err(format!("got `{s}` without a line end, then EOF")),
@@ -947,6 +1149,56 @@ impl Run {
                     return Err(format!("got `{}`", shorten(&got, 300)));
                 }
                 self.consumed(&got)
+            }
+            Expect::Swap2 { swap } => loop {
+                let got = self.next_line(deadline, timeout_ms)?;
+                if is_message(&got) {
+                    continue;
+                }
+                if *swap && got != "SWAP" {
+                    return Err(format!("got `{}`, expected SWAP", shorten(&got, 300)));
+                }
+                return self
+                    .model
+                    .swap2_answer(&got)
+                    .map_err(|e| format!("got `{}`: {e}", shorten(&got, 300)));
+            },
+            Expect::Moves(n) => loop {
+                let got = self.next_line(deadline, timeout_ms)?;
+                if is_message(&got) {
+                    continue;
+                }
+                let points: Vec<Point> = got
+                    .split(' ')
+                    .map(parse_move_line)
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| format!("got `{}`: not points `x,y x,y`", shorten(&got, 300)))?;
+                if points.len() != *n {
+                    return Err(format!(
+                        "got `{got}`: {} points, expected {n}",
+                        points.len()
+                    ));
+                }
+                for p in points {
+                    if !self.model.on_board(p) || self.model.stones.contains_key(&p) {
+                        return Err(format!(
+                            "got `{got}`: {},{} is off the board or taken",
+                            p.0, p.1
+                        ));
+                    }
+                    self.model.stones.insert(p, 1);
+                }
+                return Ok(());
+            },
+            Expect::Saw(prefix) => {
+                if self.skipped.iter().any(|l| l.starts_with(prefix.as_str())) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "no line set aside by %skip starts with `{prefix}` ({} lines set aside)",
+                        self.skipped.len()
+                    ))
+                }
             }
             Expect::About => {
                 let got = self.next_line(deadline, timeout_ms)?;
@@ -1036,12 +1288,14 @@ fn run_transcript(t: &Transcript, mode: Mode) -> Result<(), Failure> {
         problem,
         context,
     };
-    let eng = Engine::spawn().map_err(|e| fail(0, "(start)", e, String::new()))?;
+    let eng = Engine::spawn_with(&t.args).map_err(|e| fail(0, "(start)", e, String::new()))?;
     let mut run = Run {
         eng,
         model: Model::default(),
         vars: HashMap::new(),
         mode,
+        skip: Vec::new(),
+        skipped: Vec::new(),
     };
     let mut exited = false;
     for (n, src, step) in &t.steps {

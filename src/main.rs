@@ -1,12 +1,36 @@
-//! `pbrain-tengen`: the Gomocup protocol engine by default; `bench` for the fixed-depth benchmark.
+//! `pbrain-tengen`: the Gomocup protocol engine by default (`--strength N` for a playing level);
+//! `bench` for the fixed-depth benchmark.
 
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    // `--strength N` / `--strength=N`: play at that level (0..100) until `INFO strength`.
+    let mut strength = None;
+    if let Some(i) = args
+        .iter()
+        .position(|a| a == "--strength" || a.starts_with("--strength="))
+    {
+        let value = match args[i].strip_prefix("--strength=") {
+            Some(v) => Some(v.to_string()),
+            None => args.get(i + 1).cloned(),
+        };
+        match value.as_deref().map(str::parse::<i64>) {
+            Some(Ok(n)) if (0..=100).contains(&n) => strength = Some(n),
+            _ => {
+                eprintln!("--strength needs a number from 0 to 100");
+                std::process::exit(2);
+            }
+        }
+        let n = if args[i].contains('=') { 1 } else { 2 };
+        args.drain(i..i + n);
+    }
     match args.first().map(String::as_str) {
-        None => tengen::protocol::session::Session::new().run(),
+        None => match strength {
+            Some(s) => tengen::protocol::session::Session::with_strength(s).run(),
+            None => tengen::protocol::session::Session::new().run(),
+        },
         Some("bench") => {
             let depth = args
                 .get(1)
@@ -29,6 +53,7 @@ fn main() {
         }
         Some("--help") | Some("-h") | Some("help") => {
             println!("usage: pbrain-tengen            speak the Gomocup (pbrain) protocol on stdin/stdout");
+            println!("       pbrain-tengen --strength N   the same at playing level N (0..100, 100 = full)");
             println!(
                 "       pbrain-tengen bench [D]  fixed-depth benchmark (default depth {})",
                 tengen::bench::DEFAULT_DEPTH

@@ -55,6 +55,16 @@ pub enum Command {
     ShowForbid,
     HashClear,
     ShowInfo,
+    /// `YXNBEST n`: the `n` best moves, then the best as the reply.
+    NBest(usize),
+    /// `YXSEARCHDEFEND`: every move that does not lose, then the best as the reply.
+    SearchDefend,
+    /// `YXBALANCEONE b` / `YXBALANCETWO b`: the move (or pair of moves) after which the
+    /// evaluation for the side to move is closest to `bias`.
+    Balance {
+        two: bool,
+        bias: i32,
+    },
     /// A known command with bad arguments: answered `ERROR <text>`.
     Invalid(String),
     /// Not a command we know: answered `UNKNOWN <text>`.
@@ -149,6 +159,10 @@ const COMMAND_WORDS: &[&str] = &[
     "YXSHOWFORBID",
     "YXHASHCLEAR",
     "YXSHOWINFO",
+    "YXNBEST",
+    "YXSEARCHDEFEND",
+    "YXBALANCEONE",
+    "YXBALANCETWO",
 ];
 
 struct OpenBlock {
@@ -296,6 +310,29 @@ impl Parser {
             "YXSHOWFORBID" => Command::ShowForbid,
             "YXHASHCLEAR" => Command::HashClear,
             "YXSHOWINFO" => Command::ShowInfo,
+            "YXNBEST" => match args.as_slice() {
+                [n] => match parse_int(n) {
+                    Some(n) => Command::NBest(n.clamp(1, 32 * 32) as usize),
+                    None => Command::Invalid(format!("YXNBEST needs a count, got '{}'", clip(n))),
+                },
+                _ => Command::Invalid(format!("YXNBEST needs a count, got '{}'", clip(&rest))),
+            },
+            "YXSEARCHDEFEND" => Command::SearchDefend,
+            "YXBALANCEONE" | "YXBALANCETWO" => {
+                let two = kw == "YXBALANCETWO";
+                match args.as_slice() {
+                    // Yixin-Board always sends the bias; 0 when it is missing.
+                    [] => Command::Balance { two, bias: 0 },
+                    [b] => match parse_int(b) {
+                        Some(b) => Command::Balance {
+                            two,
+                            bias: b.clamp(-20_000, 20_000) as i32,
+                        },
+                        None => Command::Invalid(format!("{kw} needs a bias, got '{}'", clip(b))),
+                    },
+                    _ => Command::Invalid(format!("{kw} needs one bias, got '{}'", clip(&rest))),
+                }
+            }
             "DONE" => Command::Invalid("DONE without BOARD".into()),
             _ => Command::Unknown(clip(&String::from_utf8_lossy(trim_end(line)))),
         };
@@ -409,6 +446,36 @@ mod tests {
             }
         );
         assert!(matches!(one("HELLO world"), Command::Unknown(_)));
+    }
+
+    #[test]
+    fn parses_analysis_commands() {
+        assert_eq!(one("yxnbest 3"), Command::NBest(3));
+        assert_eq!(one("YXNBEST 0"), Command::NBest(1));
+        assert!(matches!(one("YXNBEST"), Command::Invalid(_)));
+        assert!(matches!(one("YXNBEST x"), Command::Invalid(_)));
+        assert_eq!(one("yxsearchdefend"), Command::SearchDefend);
+        assert_eq!(
+            one("yxbalanceone 100"),
+            Command::Balance {
+                two: false,
+                bias: 100
+            }
+        );
+        assert_eq!(
+            one("YXBALANCETWO -30"),
+            Command::Balance {
+                two: true,
+                bias: -30
+            }
+        );
+        assert_eq!(one("YXBALANCETWO"), Command::Balance { two: true, bias: 0 });
+        assert!(matches!(one("YXBALANCEONE a"), Command::Invalid(_)));
+        // SWAP2BOARD stones with and without a field.
+        let v = Parser::default().feed(b"SWAP2BOARD 7,7 8,8,2 7,9 DONE");
+        assert!(
+            matches!(&v[0], Command::Block { kind: BlockKind::Swap2Board, stones } if stones.len() == 3 && stones[0].field.is_none() && stones[1].field == Some(2))
+        );
     }
 
     #[test]

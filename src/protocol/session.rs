@@ -4,7 +4,10 @@
 
 use super::command::{keyword, BlockKind, Command, Parser, Stone};
 use super::io::{emit, spawn_reader, Event};
-use crate::game::{Board, Color, Rule};
+use super::job::{self, Action, Job, JobInput, JobOutput};
+use super::level::Level;
+use super::yixin::{self, Detail};
+use crate::game::{Board, Color, Pos, Rule};
 use crate::search::time::{self, TimeLimits};
 use crate::search::{Report, SearchLimits, Searcher};
 use std::collections::VecDeque;
@@ -28,7 +31,7 @@ const SEARCH_STACK: usize = 64 << 20;
 /// What the search thread hands back.
 pub struct SearchOutcome {
     searcher: Option<Searcher>,
-    report: Option<Report>,
+    output: Option<JobOutput>,
 }
 
 pub struct Session {
@@ -53,6 +56,14 @@ pub struct Session {
     /// The colour this engine plays, once known (`BEGIN`, `BOARD`, or the first `TURN`):
     /// `TURN` places the other colour.
     engine_colour: Option<Color>,
+    /// `INFO show_detail`: realtime and detail lines while searching.
+    detail: Detail,
+    /// `INFO strength` / `--strength`: the playing level.
+    level: Level,
+    /// Seed of the playing level's random choices (`INFO seed`; from the clock by default).
+    seed: u64,
+    /// The job the search thread is running.
+    job: Job,
 }
 
 impl Default for Session {
@@ -84,7 +95,18 @@ impl Session {
             rx,
             eof: false,
             engine_colour: None,
+            detail: Detail::default(),
+            level: Level::FULL,
+            seed: clock_seed(),
+            job: Job::Move,
         }
+    }
+
+    /// A session playing at `strength` (0..100, 100 = full strength) until `INFO strength`.
+    pub fn with_strength(strength: i64) -> Session {
+        let mut s = Session::new();
+        s.level = Level::new(strength);
+        s
     }
 
     /// Serves the protocol on stdin/stdout until `END` or the end of input.
@@ -122,7 +144,7 @@ impl Session {
 
     fn line_while_searching(&mut self, line: Vec<u8>, at: Instant) {
         match keyword(&line).as_str() {
-            "END" => std::process::exit(0),
+            "END" => yixin::exit_now(),
             "STOP" | "YXSTOP" => self.stop.store(true, Ordering::Relaxed),
             "INFO" => self.line(&line, at),
             _ => self.queue.push_back((line, at)),
@@ -162,7 +184,7 @@ impl Session {
                     return;
                 }
                 self.engine_colour = Some(board.side_to_move());
-                self.start_search(at);
+                self.start_job(Job::Move, at);
             }
             Command::Turn { x, y } => {
                 let known = self.engine_colour;
@@ -172,7 +194,7 @@ impl Session {
                     Ok(_) => {
                         board.set_side_to_move(engine);
                         self.engine_colour = Some(engine);
-                        self.start_search(at);
+                        self.start_job(Job::Move, at);
                     }
                     Err(e) => emit(&format!("ERROR TURN {x},{y}: {e}")),
                 }
@@ -201,21 +223,31 @@ impl Session {
                     return;
                 }
                 match kind {
-                    BlockKind::Swap2Board => emit("UNKNOWN SWAP2BOARD is not supported"),
+                    BlockKind::Swap2Board => match self.swap2_position(&stones) {
+                        Ok(b) => {
+                            self.engine_colour = None;
+                            self.board = Some(b);
+                            self.start_job(Job::Swap2, at);
+                        }
+                        Err(e) => emit(&format!("ERROR {e}")),
+                    },
                     BlockKind::Board | BlockKind::YxBoard => match self.position_from(&stones) {
                         Ok(b) => {
                             self.engine_colour = Some(b.side_to_move());
                             self.board = Some(b);
                             if kind == BlockKind::Board {
-                                self.start_search(at);
+                                self.start_job(Job::Move, at);
                             }
                         }
                         Err(e) => emit(&format!("ERROR {e}")),
                     },
                 }
             }
+            Command::NBest(n) => self.analyse(Job::NBest(n), at),
+            Command::SearchDefend => self.analyse(Job::Defend, at),
+            Command::Balance { two, bias } => self.analyse(Job::Balance { two, bias }, at),
             Command::Info { key, value } => self.info(&key, &value),
-            Command::End => std::process::exit(0),
+            Command::End => yixin::exit_now(),
             Command::About => emit(&format!(
                 "name=\"Tengen\", version=\"{}\", author=\"Tengen developers\", country=\"International\"",
                 env!("CARGO_PKG_VERSION")
@@ -239,8 +271,10 @@ impl Session {
                 if let Some(s) = self.searcher.as_mut() {
                     s.clear_tt();
                 }
+                emit("MESSAGE Hash table cleared.");
             }
             Command::ShowInfo => {
+                emit(&format!("MESSAGE Tengen {}", env!("CARGO_PKG_VERSION")));
                 emit("MESSAGE INFO MAX_THREAD_NUM 1");
                 emit(&format!("MESSAGE INFO MAX_HASH_SIZE {}", (MAX_TT_BYTES / 1024).ilog2()));
             }
@@ -264,6 +298,47 @@ impl Session {
                 Some(b)
             }
         }
+    }
+
+    /// `YXNBEST`, `YXSEARCHDEFEND`, `YXBALANCE*` on the current position (set by `YXBOARD`):
+    /// the engine answers for the side to move, as if it were its turn.
+    fn analyse(&mut self, job: Job, at: Instant) {
+        let Some(board) = self.game_board() else {
+            return;
+        };
+        self.engine_colour = Some(board.side_to_move());
+        self.start_job(job, at);
+    }
+
+    /// The position of a `SWAP2BOARD` block: 0, 3 or 5 stones in the order played (black first,
+    /// then alternating), as `x,y` or `x,y,field` (the field is not needed and not checked
+    /// beyond being 1 or 2).
+    fn swap2_position(&self, stones: &[Stone]) -> Result<Board, String> {
+        let old = self.board.as_ref().ok_or("no game started")?;
+        if ![0, 3, 5].contains(&stones.len()) {
+            return Err(format!(
+                "SWAP2BOARD needs 0, 3 or 5 stones, got {}",
+                stones.len()
+            ));
+        }
+        let mut b = Board::new(old.width(), old.height(), self.rule).map_err(|e| e.to_string())?;
+        for s in stones {
+            let p = b
+                .pos(s.x, s.y)
+                .ok_or_else(|| format!("stone {},{} is outside the board", s.x, s.y))?;
+            if !b.is_empty(p) {
+                return Err(format!("stone {},{} is given twice", s.x, s.y));
+            }
+            if let Some(f) = s.field.filter(|f| !(1..=2).contains(f)) {
+                return Err(format!(
+                    "stone {},{} has field {f}, expected 1 or 2",
+                    s.x, s.y
+                ));
+            }
+            let c = b.side_to_move();
+            b.play(p, c);
+        }
+        Ok(b)
     }
 
     /// Builds the position of a `BOARD`/`YXBOARD` block: field 1 is the side to move, 2 the
@@ -330,7 +405,12 @@ impl Session {
                 }
             }
             ("FOLDER", _) => self.folder = Some(value.to_vec()),
-            // game_type, thread_num and the GUI keys need nothing from this engine yet.
+            ("SHOW_DETAIL", Some(n)) => self.detail = Detail::from_info(n),
+            ("STRENGTH", Some(n)) => self.level = Level::new(n),
+            ("SEED", Some(n)) => self.seed = n as u64,
+            // game_type, thread_num (one search thread), pondering (none: Gomocup forbids it),
+            // caution_factor, time_increment (time_left already counts it) and the other GUI
+            // keys need nothing from this engine.
             _ => {}
         }
     }
@@ -373,7 +453,7 @@ impl Session {
         (want.min(budget) as usize, None)
     }
 
-    fn start_search(&mut self, at: Instant) {
+    fn start_job(&mut self, job: Job, at: Instant) {
         let Some(board) = self.board.as_ref() else {
             return;
         };
@@ -401,24 +481,33 @@ impl Session {
             max_depth: self.max_depth,
             max_nodes: self.max_nodes,
         };
-        let board = board.clone();
+        let input = JobInput {
+            job,
+            board: board.clone(),
+            limits,
+            detail: self.detail,
+            level: self.level,
+            seed: self.seed ^ board.hash().rotate_left(17) ^ board.stone_count() as u64,
+            stop: self.stop.clone(),
+        };
+        self.job = job;
         let tx = self.tx.clone();
         let spawned = std::thread::Builder::new()
             .name("search".into())
             .stack_size(SEARCH_STACK)
             .spawn(move || {
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-                    let report = searcher.think(&board, limits, |_| {});
-                    (searcher, report)
+                    let output = job::run(&mut searcher, input);
+                    (searcher, output)
                 }));
                 let outcome = match result {
-                    Ok((s, r)) => SearchOutcome {
+                    Ok((s, o)) => SearchOutcome {
                         searcher: Some(s),
-                        report: Some(r),
+                        output: Some(o),
                     },
                     Err(_) => SearchOutcome {
                         searcher: None,
-                        report: None,
+                        output: None,
                     },
                 };
                 let _ = tx.send(Event::SearchDone(outcome));
@@ -429,7 +518,7 @@ impl Session {
                 // No thread: answer with the first legal point rather than nothing.
                 self.finish_search(SearchOutcome {
                     searcher: None,
-                    report: None,
+                    output: None,
                 });
             }
         }
@@ -438,12 +527,57 @@ impl Session {
     fn finish_search(&mut self, outcome: SearchOutcome) {
         self.searching = false;
         self.searcher = outcome.searcher;
+        let Some(board) = self.board.as_ref() else {
+            return;
+        };
+        let me = board.side_to_move();
+        let (action, report) = match outcome.output {
+            Some(o) => {
+                self.used_ms += o.elapsed.as_millis() as u64;
+                (Some(o.action), o.report)
+            }
+            None => (None, None),
+        };
+        match action {
+            Some(Action::Swap) => {
+                // Swap2: we take the colour that is not to move; the opponent moves next.
+                self.engine_colour = Some(me.other());
+                emit("SWAP");
+            }
+            Some(Action::Opening(stones)) if stones_fit(board, &stones) => {
+                let b = job::after(board, &stones);
+                self.board = Some(b);
+                // The opponent chooses the colours.
+                self.engine_colour = None;
+                emit(&yixin::moves_text(&stones));
+            }
+            Some(Action::Moves(stones)) if stones_fit(board, &stones) => {
+                let b = job::after(board, &stones);
+                self.board = Some(b);
+                // After a Swap2 4th and 5th stone the opponent chooses; after YXBALANCETWO the
+                // side to move is the engine's again.
+                self.engine_colour = (self.job != Job::Swap2).then_some(me);
+                emit(&yixin::moves_text(&stones));
+            }
+            Some(Action::Move(p)) => {
+                if self.job != Job::Move {
+                    self.engine_colour = Some(me);
+                }
+                self.play_move(Some(p), report.as_ref());
+            }
+            _ => self.play_move(None, None),
+        }
+    }
+
+    /// Prints the summary line of `report` and `best` (or, if `best` is not a legal move, the
+    /// first legal point), and plays it.
+    fn play_move(&mut self, best: Option<Pos>, report: Option<&Report>) {
         let Some(board) = self.board.as_mut() else {
             return;
         };
         let me = board.side_to_move();
-        let best = match &outcome.report {
-            Some(r) if !r.best.is_none() && board.is_empty(r.best) => Some(r.best),
+        let best = match best {
+            Some(p) if !p.is_none() && board.is_legal(p, me) => Some(p),
             _ => {
                 log::error!("search gave no move; falling back to the first legal point");
                 let points: Vec<_> = board.cells_iter().filter(|&p| board.is_empty(p)).collect();
@@ -454,8 +588,7 @@ impl Session {
             emit("ERROR no legal move is left");
             return;
         };
-        if let Some(r) = &outcome.report {
-            self.used_ms += r.elapsed.as_millis() as u64;
+        if let Some(r) = report {
             let pv: Vec<String> = if r.pv.first() == Some(&best) {
                 r.pv.iter().map(|p| p.to_string()).collect()
             } else {
@@ -474,4 +607,26 @@ impl Session {
         board.play(best, me);
         emit(&best.to_string());
     }
+}
+
+/// Whether `stones`, played alternately from the side to move, are all on empty points and
+/// legal (renju fouls) — a last check before they are printed.
+fn stones_fit(board: &Board, stones: &[Pos]) -> bool {
+    let mut b = board.clone();
+    for &p in stones {
+        let c = b.side_to_move();
+        if p.is_none() || !b.is_legal(p, c) {
+            return false;
+        }
+        b.play(p, c);
+    }
+    !stones.is_empty()
+}
+
+/// A seed for the playing level that differs from run to run.
+fn clock_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    nanos ^ ((std::process::id() as u64) << 32)
 }
