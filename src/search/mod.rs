@@ -88,6 +88,15 @@ pub fn score_text(score: i32) -> String {
     }
 }
 
+/// Most search threads the engine runs.
+pub const MAX_THREADS: usize = 64;
+/// Stack of a helper search thread.
+const HELPER_STACK: usize = 16 << 20;
+
+/// An observer that ignores everything (helper threads).
+struct NoObserver;
+impl Observer for NoObserver {}
+
 /// Hooks into a running search (realtime GUI output); every method defaults to nothing.
 pub trait Observer {
     /// The search starts on root move `m` at `depth`.
@@ -99,8 +108,16 @@ pub trait Observer {
 }
 
 pub struct Searcher {
-    tt: TranspositionTable,
+    tt: Arc<TranspositionTable>,
+    /// Set by the protocol to stop the search now.
     stop: Arc<AtomicBool>,
+    /// Set by the main thread when it has its answer: helper threads stop.
+    done: Arc<AtomicBool>,
+    /// Search threads (Lazy SMP): this one plus `threads - 1` helpers sharing the table.
+    threads: usize,
+    helpers: Vec<Searcher>,
+    is_helper: bool,
+    helper_index: usize,
     limits: SearchLimits,
     nodes: u64,
     aborted: bool,
@@ -134,8 +151,13 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
 impl Searcher {
     pub fn new(tt_bytes: usize) -> Searcher {
         Searcher {
-            tt: TranspositionTable::new(tt_bytes),
+            tt: Arc::new(TranspositionTable::new(tt_bytes)),
             stop: Arc::new(AtomicBool::new(false)),
+            done: Arc::new(AtomicBool::new(false)),
+            threads: 1,
+            helpers: Vec::new(),
+            is_helper: false,
+            helper_index: 0,
             limits: SearchLimits::depth(1),
             nodes: 0,
             aborted: false,
@@ -152,10 +174,29 @@ impl Searcher {
 
     pub fn resize_tt(&mut self, bytes: usize) {
         if bytes != self.tt.size_bytes() {
-            // Free the old table before allocating the new one: peak memory stays at one table.
-            self.tt = TranspositionTable::new(64);
-            self.tt = TranspositionTable::new(bytes);
+            // Free the old table (helpers hold it too) before allocating the new one: peak
+            // memory stays at one table.
+            self.helpers.clear();
+            self.tt = Arc::new(TranspositionTable::new(64));
+            self.tt = Arc::new(TranspositionTable::new(bytes));
         }
+    }
+
+    /// Uses `n` search threads (at least one). `bench` keeps one: a single thread is
+    /// deterministic.
+    pub fn set_threads(&mut self, n: usize) {
+        self.threads = n.clamp(1, MAX_THREADS);
+        self.helpers.truncate(self.threads - 1);
+    }
+
+    /// A helper thread's searcher: it shares the table and the flags.
+    fn helper(&self) -> Searcher {
+        let mut h = Searcher::new(64);
+        h.tt = self.tt.clone();
+        h.stop = self.stop.clone();
+        h.done = self.done.clone();
+        h.is_helper = true;
+        h
     }
 
     pub fn clear_tt(&mut self) {
@@ -184,8 +225,51 @@ impl Searcher {
     }
 
     /// Searches `board` for the side to move without considering the root moves in `excluded`
-    /// (multi-PV searches call this repeatedly), telling `observer` about its progress.
+    /// (multi-PV searches call this repeatedly), telling `observer` about its progress. With
+    /// several threads, helpers search the same position and fill the shared table; the answer
+    /// is this thread's.
     pub fn think_with(
+        &mut self,
+        board: &Board,
+        limits: SearchLimits,
+        excluded: &[Pos],
+        observer: &mut dyn Observer,
+    ) -> Report {
+        if self.threads <= 1 {
+            return self.think_alone(board, limits, excluded, observer);
+        }
+        while self.helpers.len() < self.threads - 1 {
+            let mut h = self.helper();
+            h.helper_index = self.helpers.len() + 1;
+            self.helpers.push(h);
+        }
+        self.tt.new_search();
+        self.done.store(false, Ordering::Relaxed);
+        let mut helpers = std::mem::take(&mut self.helpers);
+        let mut report = std::thread::scope(|scope| {
+            for (i, h) in helpers.iter_mut().enumerate() {
+                let (board, limits) = (board.clone(), limits.clone());
+                let spawned = std::thread::Builder::new()
+                    .name(format!("helper-{}", i + 1))
+                    .stack_size(HELPER_STACK)
+                    .spawn_scoped(scope, move || {
+                        h.think_alone(&board, limits, excluded, &mut NoObserver);
+                    });
+                if spawned.is_err() {
+                    break;
+                }
+            }
+            let report = self.think_alone(board, limits.clone(), excluded, observer);
+            self.done.store(true, Ordering::Relaxed);
+            report
+        });
+        report.nodes += helpers.iter().map(|h| h.nodes).sum::<u64>();
+        self.helpers = helpers;
+        report
+    }
+
+    /// The search of one thread.
+    fn think_alone(
         &mut self,
         board: &Board,
         limits: SearchLimits,
@@ -196,7 +280,9 @@ impl Searcher {
         self.limits = limits;
         self.nodes = 0;
         self.aborted = false;
-        self.tt.new_search();
+        if self.threads <= 1 && !self.is_helper {
+            self.tt.new_search();
+        }
         let mut root = MoveList::with_capacity();
         generate(&mut board, &mut root);
         root.retain(|p| !excluded.contains(&p));
@@ -215,7 +301,7 @@ impl Searcher {
         if root.is_empty() {
             return report;
         }
-        if excluded.is_empty() {
+        if excluded.is_empty() && !self.is_helper {
             // A win by continuous fours ends the game without a search.
             let budget = (self.limits.hard.as_millis().min(u64::MAX as u128) as u64)
                 .saturating_mul(VCF_NODES_PER_MS)
@@ -243,7 +329,14 @@ impl Searcher {
         }
         // Deeper than MAX_PLY means nothing; small boards would otherwise iterate forever fast.
         let max_depth = self.limits.max_depth.clamp(1, (MAX_PLY - 20) as i32);
-        for depth in 1..=max_depth {
+        // Half the helpers start one iteration deeper, so the threads do not all walk the same
+        // tree in step.
+        let first_depth = if self.is_helper && self.helper_index % 2 == 1 {
+            2.min(max_depth)
+        } else {
+            1
+        };
+        for depth in first_depth..=max_depth {
             let (score, best) = self.search_root(&mut board, &mut root, depth, observer);
             if self.aborted {
                 // A root move proven better than the previous best in this iteration is kept.
@@ -320,6 +413,7 @@ impl Searcher {
     fn poll(&mut self) -> bool {
         if self.nodes % CHECK_EVERY == 0
             && (self.stop.load(Ordering::Relaxed)
+                || (self.is_helper && self.done.load(Ordering::Relaxed))
                 || self.nodes >= self.limits.max_nodes
                 || self.limits.start.elapsed() >= self.limits.hard)
         {
@@ -538,5 +632,62 @@ impl Searcher {
         }
         self.lists[ply] = list;
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Color, Rule};
+
+    fn position() -> Board {
+        let mut b = Board::new(15, 15, Rule::Freestyle).unwrap();
+        let moves = [(7, 7), (8, 8), (8, 6), (6, 8), (9, 7), (7, 9)];
+        for (i, &(x, y)) in moves.iter().enumerate() {
+            b.try_play(
+                x,
+                y,
+                if i % 2 == 0 {
+                    Color::Black
+                } else {
+                    Color::White
+                },
+            )
+            .unwrap();
+        }
+        b
+    }
+
+    #[test]
+    fn single_thread_search_is_deterministic() {
+        let b = position();
+        let r1 = Searcher::new(1 << 20).think(&b, SearchLimits::depth(4), |_| {});
+        let r2 = Searcher::new(1 << 20).think(&b, SearchLimits::depth(4), |_| {});
+        assert_eq!((r1.best, r1.score, r1.nodes), (r2.best, r2.score, r2.nodes));
+        assert!(b.is_empty(r1.best));
+    }
+
+    #[test]
+    fn several_threads_share_the_table_and_answer_legally() {
+        let b = position();
+        let mut s = Searcher::new(1 << 20);
+        s.set_threads(3);
+        for _ in 0..3 {
+            let r = s.think(&b, SearchLimits::depth(5), |_| {});
+            assert!(b.is_empty(r.best));
+            assert_eq!(r.depth, 5);
+        }
+        // A forced win is still found with helpers running.
+        let mut w = Board::new(15, 15, Rule::Freestyle).unwrap();
+        for (x, y) in [(3, 3), (4, 3), (5, 3), (6, 3)] {
+            w.try_play(x, y, Color::Black).unwrap();
+        }
+        for (x, y) in [(3, 5), (4, 5), (5, 5)] {
+            w.try_play(x, y, Color::White).unwrap();
+        }
+        w.set_side_to_move(Color::Black);
+        let r = s.think(&w, SearchLimits::depth(5), |_| {});
+        assert!(r.best == Pos::new(2, 3) || r.best == Pos::new(7, 3));
+        assert!(r.score > WIN_BOUND);
     }
 }

@@ -1,6 +1,8 @@
 //! The transposition table: 16-byte entries in 64-byte buckets of four, replaced by depth and age.
 
 use crate::game::Pos;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU64, AtomicU8};
 
 pub const BOUND_NONE: u8 = 0;
 pub const BOUND_UPPER: u8 = 1;
@@ -44,12 +46,25 @@ fn data_depth(d: u64) -> i32 {
     (d >> 48) as u8 as i8 as i32
 }
 
+/// Shared by all search threads: entries are two relaxed atomic words, the first holding
+/// `key ^ data`, so an entry torn by two threads writing at once fails the key check instead of
+/// returning another position's data.
 pub struct TranspositionTable {
-    /// Plain words so that the allocation is zeroed by the allocator (pages are touched only
-    /// when used, so start-up stays cheap and memory grows with use).
-    words: Vec<u64>,
+    words: Vec<AtomicU64>,
     buckets: usize,
-    age: u8,
+    age: AtomicU8,
+}
+
+/// A zeroed vector of atomics from the allocator's zeroed memory: pages are touched only when
+/// used, so a large table costs nothing at start-up and memory grows with use (building it with
+/// `AtomicU64::new(0)` would write, and so commit, every page at once).
+fn zeroed_atomics(len: usize) -> Vec<AtomicU64> {
+    let mut v = std::mem::ManuallyDrop::new(vec![0u64; len]);
+    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
+    // SAFETY: AtomicU64 has the same size, alignment (on the 64-bit targets this engine is built
+    // for; checked below) and bit validity as u64, and the allocation is handed over whole.
+    const _: () = assert!(std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>());
+    unsafe { Vec::from_raw_parts(ptr as *mut AtomicU64, len, cap) }
 }
 
 impl TranspositionTable {
@@ -59,9 +74,9 @@ impl TranspositionTable {
         let n = (bytes / bucket_bytes).max(1);
         let n = 1usize << (usize::BITS - 1 - n.leading_zeros());
         TranspositionTable {
-            words: vec![0u64; n * BUCKET * WORDS],
+            words: zeroed_atomics(n * BUCKET * WORDS),
             buckets: n,
-            age: 0,
+            age: AtomicU8::new(0),
         }
     }
 
@@ -69,14 +84,14 @@ impl TranspositionTable {
         self.words.len() * 8
     }
 
-    pub fn clear(&mut self) {
-        self.words.iter_mut().for_each(|w| *w = 0);
-        self.age = 0;
+    pub fn clear(&self) {
+        self.words.iter().for_each(|w| w.store(0, Relaxed));
+        self.age.store(0, Relaxed);
     }
 
     /// Starts a new search: older entries become preferred victims.
-    pub fn new_search(&mut self) {
-        self.age = (self.age + 1) & 63;
+    pub fn new_search(&self) {
+        self.age.store((self.age.load(Relaxed) + 1) & 63, Relaxed);
     }
 
     #[inline]
@@ -89,55 +104,62 @@ impl TranspositionTable {
         let bucket = &self.words[start..start + BUCKET * WORDS];
         bucket
             .chunks_exact(WORDS)
-            .find(|e| e[0] == key && data_bound(e[1]) != BOUND_NONE)
-            .map(|e| {
-                let d = e[1];
-                Hit {
-                    best: Pos(d as u16),
-                    score: (d >> 16) as u16 as i16 as i32,
-                    eval: (d >> 32) as u16 as i16 as i32,
-                    depth: data_depth(d),
-                    bound: data_bound(d),
-                }
+            .find_map(|e| {
+                let d = e[1].load(Relaxed);
+                (e[0].load(Relaxed) ^ d == key && data_bound(d) != BOUND_NONE).then_some(d)
+            })
+            .map(|d| Hit {
+                best: Pos(d as u16),
+                score: (d >> 16) as u16 as i16 as i32,
+                eval: (d >> 32) as u16 as i16 as i32,
+                depth: data_depth(d),
+                bound: data_bound(d),
             })
     }
 
-    pub fn store(&mut self, key: u64, best: Pos, score: i32, eval: i32, depth: i32, bound: u8) {
-        let age = self.age;
+    pub fn store(&self, key: u64, best: Pos, score: i32, eval: i32, depth: i32, bound: u8) {
+        let age = self.age.load(Relaxed);
         let start = self.bucket_start(key);
-        let bucket = &mut self.words[start..start + BUCKET * WORDS];
+        let bucket = &self.words[start..start + BUCKET * WORDS];
         // Same position first, else an empty slot, else the entry worth least: shallow and old.
         let mut victim = 0;
+        let mut victim_data = 0;
+        let mut same = false;
         let mut worst = i32::MAX;
         for (j, e) in bucket.chunks_exact(WORDS).enumerate() {
-            if e[0] == key || data_bound(e[1]) == BOUND_NONE {
+            let d = e[1].load(Relaxed);
+            let k = e[0].load(Relaxed) ^ d;
+            if data_bound(d) == BOUND_NONE || k == key {
                 victim = j;
+                victim_data = d;
+                same = k == key && data_bound(d) != BOUND_NONE;
                 break;
             }
-            let old = ((age as i32 - data_age(e[1]) as i32) & 63) * 4;
-            let worth = data_depth(e[1]) - old;
+            let old = ((age as i32 - data_age(d) as i32) & 63) * 4;
+            let worth = data_depth(d) - old;
             if worth < worst {
                 worst = worth;
                 victim = j;
+                victim_data = d;
             }
         }
-        let e = &mut bucket[victim * WORDS..victim * WORDS + WORDS];
-        let same = e[0] == key && data_bound(e[1]) != BOUND_NONE;
         // Keep a deeper exact result for the same position unless this one is exact too.
         if same
-            && data_bound(e[1]) == BOUND_EXACT
+            && data_bound(victim_data) == BOUND_EXACT
             && bound != BOUND_EXACT
-            && data_depth(e[1]) > depth
+            && data_depth(victim_data) > depth
         {
             return;
         }
         let best = if best.is_none() && same {
-            Pos(e[1] as u16)
+            Pos(victim_data as u16)
         } else {
             best
         };
-        e[0] = key;
-        e[1] = pack(best, score, eval, depth, age, bound);
+        let data = pack(best, score, eval, depth, age, bound);
+        let e = &bucket[victim * WORDS..victim * WORDS + WORDS];
+        e[0].store(key ^ data, Relaxed);
+        e[1].store(data, Relaxed);
     }
 }
 
@@ -147,7 +169,7 @@ mod tests {
 
     #[test]
     fn stores_and_finds_entries() {
-        let mut tt = TranspositionTable::new(1 << 16);
+        let tt = TranspositionTable::new(1 << 16);
         assert_eq!(tt.size_bytes(), 1 << 16);
         tt.store(12345, Pos(77), -10, 5, -3, BOUND_EXACT);
         let h = tt.probe(12345).unwrap();
