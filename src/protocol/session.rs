@@ -42,6 +42,8 @@ pub struct Session {
     used_ms: u64,
     max_memory: u64,
     hash_kb: u64,
+    /// Search threads asked for by `INFO thread_num` (capped by the machine's cores).
+    threads: usize,
     max_depth: i32,
     max_nodes: u64,
     folder: Option<Vec<u8>>,
@@ -83,6 +85,7 @@ impl Session {
             used_ms: 0,
             max_memory: 0,
             hash_kb: 0,
+            threads: 1,
             max_depth: i32::MAX,
             max_nodes: u64::MAX,
             folder: None,
@@ -275,7 +278,7 @@ impl Session {
             }
             Command::ShowInfo => {
                 emit(&format!("MESSAGE Tengen {}", env!("CARGO_PKG_VERSION")));
-                emit("MESSAGE INFO MAX_THREAD_NUM 1");
+                emit(&format!("MESSAGE INFO MAX_THREAD_NUM {}", max_threads()));
                 emit(&format!("MESSAGE INFO MAX_HASH_SIZE {}", (MAX_TT_BYTES / 1024).ilog2()));
             }
             Command::Invalid(e) => emit(&format!("ERROR {e}")),
@@ -408,7 +411,8 @@ impl Session {
             ("SHOW_DETAIL", Some(n)) => self.detail = Detail::from_info(n),
             ("STRENGTH", Some(n)) => self.level = Level::new(n),
             ("SEED", Some(n)) => self.seed = n as u64,
-            // game_type, thread_num (one search thread), pondering (none: Gomocup forbids it),
+            ("THREAD_NUM", Some(n)) => self.threads = (n.max(1) as usize).min(max_threads()),
+            // game_type, pondering (none: Gomocup forbids it),
             // caution_factor, time_increment (time_left already counts it) and the other GUI
             // keys need nothing from this engine.
             _ => {}
@@ -470,6 +474,7 @@ impl Session {
             .take()
             .unwrap_or_else(|| Searcher::new(tt_bytes));
         searcher.resize_tt(tt_bytes);
+        searcher.set_threads(self.threads);
         self.stop = searcher.stop_flag();
         // After end of input nobody waits for a deep answer: move at once.
         self.stop.store(self.eof, Ordering::Relaxed);
@@ -629,4 +634,11 @@ fn clock_seed() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
     nanos ^ ((std::process::id() as u64) << 32)
+}
+
+/// Threads worth running: the machine's cores, at most the search's limit.
+fn max_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(crate::search::MAX_THREADS)
 }
