@@ -13,3 +13,5 @@ pub use rule::Rule;
 /// The labelled forbidden-point corpus and hand-written win checks for every rule.
 #[cfg(test)]
 mod rule_tests;
+#[cfg(test)]
+mod symmetry_tests;
