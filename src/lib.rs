@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod eval;
 pub mod game;
+pub mod play;
 pub mod protocol;
 pub mod search;
 pub mod solve;

@@ -1,11 +1,15 @@
 //! `pbrain-tengen`: the Gomocup protocol engine by default (`--strength N` for a playing level);
-//! `bench` for the fixed-depth benchmark.
+//! `bench` for the fixed-depth benchmark; `play` for a game in the terminal.
 
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
     let mut args: Vec<String> = std::env::args().skip(1).collect();
+    // `play` has its own options (`--level` rather than `--strength`).
+    if args.first().map(String::as_str) == Some("play") {
+        std::process::exit(tengen::play::main(&args[1..]));
+    }
     // `--strength N` / `--strength=N`: play at that level (0..100) until `INFO strength`.
     let mut strength = None;
     if let Some(i) = args
@@ -58,6 +62,7 @@ fn main() {
                 "       pbrain-tengen bench [D]  fixed-depth benchmark (default depth {})",
                 tengen::bench::DEFAULT_DEPTH
             );
+            println!("       pbrain-tengen play [OPTIONS]  a game in the terminal against Tengen (play --help)");
         }
         Some(other) => {
             eprintln!("unknown subcommand '{other}'; try --help");
