@@ -2092,11 +2092,16 @@ impl Gen {
     /// What to write next: the pieces of one write each, with a pause after each piece.
     fn chunk(&mut self, m: &Model) -> Vec<(Vec<u8>, u64)> {
         match self.rng.below(100) {
-            // Several commands in one write.
+            // Several commands in one write. INFO lines go first: an INFO read while a search
+            // runs takes effect at once, before the commands queued behind that search, so
+            // `TURN; TURN; INFO` would apply the INFO to the second TURN (documented: INFO is
+            // served during a search), an order the model does not follow.
             0..=6 => {
+                let mut lines: Vec<Vec<u8>> =
+                    (0..2 + self.rng.below(2)).map(|_| self.line(m)).collect();
+                lines.sort_by_key(|l| !first_token(l).eq("INFO"));
                 let mut bytes = Vec::new();
-                for _ in 0..2 + self.rng.below(2) {
-                    let l = self.line(m);
+                for l in lines {
                     bytes.extend(self.terminate(&l));
                 }
                 vec![(bytes, 0)]
@@ -2697,10 +2702,18 @@ impl<'a> Session<'a> {
                 thread::sleep(Duration::from_millis(60));
                 self.no_unsolicited()?;
                 let how = self.gen.rng.below(10);
+                if how >= 6 && self.parser.in_block() {
+                    // Close the block a chunk left open (an abandoned block) first.
+                    if self.exchange(&[(b"DONE\n".to_vec(), 0)])? {
+                        return Err("DONE made the engine exit".into());
+                    }
+                }
                 if how < 6 || self.model.size.is_none() {
+                    // Through the model: END inside an open block first reports the block.
                     let end = format!("{}\n", self.gen.kw("END"));
-                    self.write(end.as_bytes())?;
-                    self.expect_exit(None)?;
+                    if !self.exchange(&[(end.into_bytes(), 0)])? {
+                        return Err("END was not read as END".into());
+                    }
                 } else if how < 8 {
                     self.engine.close_stdin();
                     self.expect_exit(None)?;
