@@ -20,6 +20,8 @@ Options:
   --rules "R ..."  rules                               (default "freestyle standard renju caro")
   --sizes "N ..."  board sizes                         (default "15 20")
   --tolerance MS   timeout tolerance                   (default 1000)
+  --max-memory B   INFO max_memory of both engines     (default 367001600); the peak RSS of
+                   the engine processes (VmHWM, sampled every 0.2 s) is reported against it
   --out DIR        records, logs and JSON summaries    (default target/soak)
   --engine PATH    engine to soak                      (default target/release/pbrain-tengen)
   --seed N         seed                                (default 1)
@@ -31,6 +33,7 @@ USAGE
 
 games=200 turn_ms=100 match_s=120 conc=2 rules="freestyle standard renju caro" sizes="15 20"
 tol=1000 out="" engine="" seed=1 build=1 log=""
+maxmem=367001600
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --games) games="$2"; shift 2 ;;
@@ -40,6 +43,7 @@ while [[ $# -gt 0 ]]; do
         --rules) rules="$2"; shift 2 ;;
         --sizes) sizes="$2"; shift 2 ;;
         --tolerance) tol="$2"; shift 2 ;;
+        --max-memory) maxmem="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
         --engine) engine="$2"; shift 2 ;;
         --seed) seed="$2"; shift 2 ;;
@@ -74,9 +78,27 @@ turn_s=$(awk -v ms="$turn_ms" 'BEGIN { printf "%.3f", ms / 1000 }')
 # Reads a number field from our own one-line-per-field JSON.
 jnum() { grep -o "\"$2\": [-0-9.na-z]*" "$1" | head -n1 | awk '{print $2}'; }
 
+# Peak resident memory (VmHWM, kB) of the engine processes tengen-match (pid $1) runs, sampled
+# until it exits; VmHWM only grows, so the last sample of each process is its peak so far.
+sample_peak_kb() {
+    local peak=0 v pids
+    while kill -0 "$1" 2>/dev/null; do
+        pids=$(pgrep -P "$1" 2>/dev/null || true)
+        if [[ -n "$pids" ]]; then
+            v=$(for p in $pids; do cat "/proc/$p/status" 2>/dev/null; done \
+                | awk '/^VmHWM:/ { if ($2 > m) m = $2 } END { print m + 0 }')
+            if [[ $v -gt $peak ]]; then peak=$v; fi
+        fi
+        sleep 0.2
+    done
+    echo "$peak"
+}
+declare -A kind_total=()
+peak_total_kb=0
+
 start=$(date +%s.%N)
 total_games=0 total_faults=0 total_fouls=0 worst_frac=0 worst_desc="-"
-printf '%-10s %4s %6s %8s %7s %6s %6s  %s\n' rule size games "W-L-D" faults fouls wall "slowest reply vs limit"
+printf '%-10s %4s %6s %8s %7s %6s %6s %7s  %s\n' rule size games "W-L-D" faults fouls wall "RSS MB" "slowest reply vs limit"
 i=0
 for rule in "${rule_list[@]}"; do
     for size in "${size_list[@]}"; do
@@ -90,10 +112,14 @@ for rule in "${rule_list[@]}"; do
         set +e
         "$runner" \
             --engine "cmd=$engine" name=A --engine "cmd=$engine" name=B \
-            --each "tc=$match_s/$turn_s" --rule "$rule" --size "$size" --games "$n" \
+            --each "tc=$match_s/$turn_s" "memory=$maxmem" --rule "$rule" --size "$size" --games "$n" \
             --concurrency "$conc" --tolerance "$tol" --seed "$seed" \
-            --records "$out/$tag" --json "$json" $log >"$out/$tag.txt" 2>"$out/$tag.err"
+            --records "$out/$tag" --json "$json" $log >"$out/$tag.txt" 2>"$out/$tag.err" &
+        rpid=$!
+        peak_kb=$(sample_peak_kb "$rpid")
+        wait "$rpid"
         rc=$?
+        if [[ $peak_kb -gt $peak_total_kb ]]; then peak_total_kb=$peak_kb; fi
         set -e
         if [[ $rc -ne 0 || ! -s "$json" ]]; then
             echo "soak.sh: tengen-match failed for $tag (exit $rc); see $out/$tag.err" >&2
@@ -111,7 +137,13 @@ for rule in "${rule_list[@]}"; do
                             END { printf "%s|%.4f\n", line, best }')
         frac=${slow##*|}
         desc=${slow%|*}
-        printf '%-10s %4s %6s %8s %7s %6s %6.0fs  %s\n' "$rule" "$size" "$g" "$w-$l-$d" "$f" "$fouls" "$wall" "$desc"
+        printf '%-10s %4s %6s %8s %7s %6s %6.0fs %7.1f  %s\n' "$rule" "$size" "$g" "$w-$l-$d" "$f" "$fouls" "$wall" \
+            "$(awk -v k="$peak_kb" 'BEGIN { print k / 1024 }')" "$desc"
+        # Faults by kind, both engines.
+        while read -r k v; do
+            kind_total[$k]=$(( ${kind_total[$k]:-0} + v ))
+        done < <(grep -o '"faults": {[^}]*}' "$json" | grep -o '"[a-z_]*": [0-9]*' \
+            | tr -d '":' | awk '$1 != "faults"')
         total_games=$((total_games + g))
         total_faults=$((total_faults + f))
         total_fouls=$((total_fouls + fouls))
@@ -127,7 +159,13 @@ done
 end=$(date +%s.%N)
 wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", b - a }')
 echo "TOTAL: $total_games games, $total_faults faults, $total_fouls renju fouls, slowest reply $worst_desc, wall ${wall}s (turn ${turn_ms} ms, match ${match_s} s, concurrency $conc)"
+kinds=""
+for k in $(printf '%s\n' "${!kind_total[@]}" | sort); do kinds+=" $k ${kind_total[$k]},"; done
+echo "faults by kind:${kinds%,}"
+over_memory=$(( peak_total_kb * 1024 >= maxmem ))
+echo "peak RSS of an engine process: $(awk -v k="$peak_total_kb" -v m="$maxmem" 'BEGIN { printf "%.1f MB = %.0f%% of max_memory %d (%.0f MB)", k / 1024, k * 102400 / m, m, m / 1048576 }')$([[ $over_memory -eq 1 ]] && echo ' OVER THE LIMIT')"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "records and protocol logs of faulty games: $out/"
-if [[ $total_faults -gt 0 || $total_fouls -gt 0 ]]; then
+if [[ $total_faults -gt 0 || $total_fouls -gt 0 || $over_memory -eq 1 ]]; then
     exit 1
 fi
