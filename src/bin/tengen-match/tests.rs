@@ -1,4 +1,5 @@
-//! Integration tests of `tengen-match` against small fault engines (tests/fake_engines).
+//! Integration tests of `tengen-match` against small fault engines (scripts/fake-engines).
+//! Built as the `match_runner` test target (Cargo.toml), not as a module of the binary.
 //! Each fault must be detected, named, charged to the right engine, and the runner must finish.
 //! The fake engines are Python scripts; without `python3` these tests are skipped.
 
@@ -10,7 +11,7 @@ const RUNNER: &str = env!("CARGO_BIN_EXE_tengen-match");
 
 fn fake() -> String {
     format!(
-        "{}/tests/fake_engines/fake_engine.py",
+        "{}/scripts/fake-engines/fake_engine.py",
         env!("CARGO_MANIFEST_DIR")
     )
 }
@@ -97,7 +98,14 @@ fn fault_case(mode: &str, kind: &str, extra: &[&str]) {
         return;
     }
     let bad = format!("cmd={} {mode}", fake());
-    let good = format!("cmd={}", fake());
+    // An unsolicited line is only recognisable as such when it arrives before the runner asks
+    // for the next move: with an instant opponent the two race, and the stray move is then read
+    // as the answer to the next TURN. A slow opponent (300 ms a move) removes the race.
+    let good = if mode == "extra" {
+        format!("cmd={} slow", fake())
+    } else {
+        format!("cmd={}", fake())
+    };
     let mut args = vec![
         "--engine",
         &bad,
