@@ -154,7 +154,7 @@ impl<W: Write> Game<W> {
                 None => format!("{} ms per move", o.time_ms),
             };
             s.push_str(&format!(
-                " You play {human}; Tengen plays at level {}, {think}.",
+                " You play {human} against Tengen at level {}, {think}.",
                 o.level
             ));
         }
@@ -509,7 +509,9 @@ impl<W: Write> Game<W> {
 }
 
 /// Runs games reading lines from `input` and writing to `out` until `quit` or end of input.
-pub fn run(opts: &Options, mut input: impl BufRead, out: impl Write) -> io::Result<()> {
+/// `echo` repeats each line read after its prompt (input that is not typed on a terminal), so a
+/// transcript reads like a session.
+pub fn run(opts: &Options, mut input: impl BufRead, out: impl Write, echo: bool) -> io::Result<()> {
     let seed = opts.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -541,6 +543,9 @@ pub fn run(opts: &Options, mut input: impl BufRead, out: impl Write) -> io::Resu
             return g.out.flush();
         }
         let line = String::from_utf8_lossy(&buf);
+        if echo {
+            g.say(line.trim_end_matches(['\n', '\r']))?;
+        }
         let (w, h) = (g.board.width(), g.board.height());
         let parsed = match input::parse(&line, w, h) {
             Ok(p) => p,
@@ -577,7 +582,7 @@ mod tests {
 
     fn play(opts: &Options, script: &str) -> String {
         let mut out = Vec::new();
-        run(opts, script.as_bytes(), &mut out).unwrap();
+        run(opts, script.as_bytes(), &mut out, true).unwrap();
         String::from_utf8(out).unwrap()
     }
 

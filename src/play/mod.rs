@@ -168,7 +168,8 @@ pub fn main(args: &[String]) -> i32 {
     };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
-    match game::run(&opts, stdin.lock(), stdout.lock()) {
+    let echo = !stdin.is_terminal();
+    match game::run(&opts, stdin.lock(), stdout.lock(), echo) {
         Ok(()) => 0,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
