@@ -306,7 +306,8 @@ impl Searcher {
             let budget = (self.limits.hard.as_millis().min(u64::MAX as u128) as u64)
                 .saturating_mul(VCF_NODES_PER_MS)
                 .clamp(2_000, 1_000_000);
-            let deadline = self.limits.start.checked_add(self.limits.hard);
+            // At most a third of the move's time: the search needs the rest when there is none.
+            let deadline = self.limits.start.checked_add(self.limits.hard / 3);
             if let Some((m, threats)) = self.vcf.solve(&mut board, MAX_VCF_FOURS, budget, deadline)
             {
                 report.best = m;

@@ -6,6 +6,7 @@
 //! candidate, ordered by attack plus defence value, ties by board order.
 
 use crate::eval::classical::{C_FIVE, C_FOUR, C_OPEN_FOUR};
+use crate::game::pattern::Pattern;
 use crate::game::pos::DIRS;
 use crate::game::{Board, Cell, Pos, Rule};
 
@@ -154,24 +155,31 @@ pub fn generate(board: &mut Board, list: &mut MoveList) -> Situation {
 }
 
 /// In caro a five blocked at both ends does not win, so a four can also be stopped by a stone
-/// just past the far end of the five it threatens: every point near the five point whose stone
-/// leaves the opponent without a five point is a block.
+/// just past the far end of the five it threatens. Only the two cells beyond the five's run in
+/// each direction where the point makes a five can do that; each is checked by playing it.
 fn add_caro_end_blocks(board: &mut Board, list: &mut MoveList) {
     let me = board.side_to_move();
     let opp = me.other();
     let Some(five) = list.iter().next() else {
         return;
     };
-    for d in DIRS {
-        for k in (-5isize..=5).filter(|&k| k != 0) {
-            let q = five.step(d, k);
+    let theirs = opp.cell();
+    for (di, &d) in DIRS.iter().enumerate() {
+        if board.pattern(opp, di, five) != Pattern::Five {
+            continue;
+        }
+        for step in [-1isize, 1] {
+            let mut q = five.step(d, step);
+            while board.cell(q) == theirs {
+                q = q.step(d, step);
+            }
             if board.cell(q) != Cell::Empty || list.iter().any(|m| m == q) {
                 continue;
             }
             board.play(q, me);
             let stops = board.class_count(opp, C_FIVE) == 0;
             board.undo();
-            if stops {
+            if stops && board.is_legal(q, me) {
                 list.push(q, 0);
             }
         }
