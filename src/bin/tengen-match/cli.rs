@@ -9,6 +9,7 @@ tengen-match: play Gomocup (pbrain) engines against each other the way GomocupJu
 
 USAGE:
   tengen-match --engine cmd=PATH [OPTS] --engine cmd=PATH [OPTS] [--each OPTS] [options]
+  tengen-match gen-openings [options]   build a balanced opening book (gen-openings --help)
 
 ENGINE OPTS (after --engine, or after --each for both engines):
   cmd=PATH [ARGS]     program (quote \"cmd=prog arg\" to pass arguments); a path containing '/'

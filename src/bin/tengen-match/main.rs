@@ -1,10 +1,12 @@
 //! `tengen-match`: plays two Gomocup (pbrain) engines against each other the way GomocupJudge
 //! drives them, adjudicates with Tengen's rule code, and reports W-L-D, Elo with a pentanomial
-//! 95 % interval, faults by kind and move times. See `--help`.
+//! 95 % interval, faults by kind and move times. See `--help`. `tengen-match gen-openings`
+//! builds the opening books (genbook.rs).
 
 mod cli;
 mod engine;
 mod game;
+mod genbook;
 mod openings;
 mod records;
 mod rng;
@@ -574,6 +576,20 @@ fn run(cfg: Config) -> Result<i32> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("gen-openings") {
+        let code = match genbook::parse(&args[1..]) {
+            Ok(None) => 0,
+            Ok(Some(cfg)) => genbook::run(&cfg).unwrap_or_else(|e| {
+                eprintln!("tengen-match gen-openings: {e:#}");
+                2
+            }),
+            Err(e) => {
+                eprintln!("tengen-match gen-openings: {e:#}");
+                2
+            }
+        };
+        std::process::exit(code);
+    }
     let code = match cli::parse(&args) {
         Ok(None) => 0,
         Ok(Some(cfg)) => match run(cfg) {

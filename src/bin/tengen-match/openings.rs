@@ -145,8 +145,20 @@ pub fn transform(o: &Opening, sym: u8, size: usize) -> Opening {
 /// A random opening of `min..=max` stones within 3 points of the centre, black first, with no
 /// five, no renju foul, and no four (so the side to move has no immediate win).
 pub fn random_opening(rng: &mut Rng, size: usize, rule: Rule, min: usize, max: usize) -> Opening {
+    random_opening_within(rng, size, rule, min, max, 3)
+}
+
+/// `random_opening` with the stones within `radius` points of the centre (Chebyshev distance).
+pub fn random_opening_within(
+    rng: &mut Rng,
+    size: usize,
+    rule: Rule,
+    min: usize,
+    max: usize,
+    radius: i64,
+) -> Opening {
     let c = (size / 2) as i64;
-    let r = 3i64.min(c);
+    let r = radius.min(c);
     'again: loop {
         let n = rng.range(min as i64, max as i64) as usize;
         let mut board = Board::new(size, size, rule).expect("valid size");
@@ -174,15 +186,18 @@ pub fn random_opening(rng: &mut Rng, size: usize, rule: Rule, min: usize, max: u
             }
         }
         // No side may already have a winning point.
-        let threat = board.cells_iter().any(|p| {
-            board.is_empty(p)
-                && (board.is_winning_move(p, Color::Black)
-                    || board.is_winning_move(p, Color::White))
-        });
-        if !threat {
+        if !has_winning_point(&board) {
             return o;
         }
     }
+}
+
+/// Whether either side has a point that makes a five (a four on the board).
+pub fn has_winning_point(board: &Board) -> bool {
+    board.cells_iter().any(|p| {
+        board.is_empty(p)
+            && (board.is_winning_move(p, Color::Black) || board.is_winning_move(p, Color::White))
+    })
 }
 
 #[cfg(test)]
