@@ -18,7 +18,9 @@ Options:
   --games N        games                                    (default 100)
   --tc M/T[+I]     seconds per game / per move [+increment] (default 60/1)
   --concurrency N  games at once                            (default: CPUs / 2, at least 1)
-  --openings FILE  opening book (offset or move-string lines); default random openings
+  --openings FILE  opening book (offset or move-string lines); default: the shipped book
+                   scripts/openings/<rule><size>.txt when there is one, else random openings
+  --random-openings  random 2-4 stone openings even when a shipped book exists
   --out DIR        SGF/psq records, logs and summary.json   (default target/match/<time>)
   --seed N         seed                                     (default: time based)
   --build          run cargo build --release --bins first (to get tengen-match)
@@ -32,7 +34,7 @@ USAGE
 if [[ $# -ge 1 && ( "$1" == "-h" || "$1" == "--help" ) ]]; then usage; exit 0; fi
 if [[ $# -lt 2 ]]; then usage >&2; exit 2; fi
 a="$1" b="$2"; shift 2
-rule=freestyle size=15 games=100 tc=60/1 conc="" openings="" out="" seed="" build=0
+rule=freestyle size=15 games=100 tc=60/1 conc="" openings="" out="" seed="" build=0 random=0
 extra=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -42,6 +44,7 @@ while [[ $# -gt 0 ]]; do
         --tc) tc="$2"; shift 2 ;;
         --concurrency) conc="$2"; shift 2 ;;
         --openings) openings="$2"; shift 2 ;;
+        --random-openings) random=1; shift ;;
         --out) out="$2"; shift 2 ;;
         --seed) seed="$2"; shift 2 ;;
         --build) build=1; shift ;;
@@ -53,6 +56,19 @@ done
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runner="$root/target/release/tengen-match"
+# The shipped book for a rule and size (scripts/openings/<rule><size>.txt), or nothing.
+default_book() {
+    local r
+    case "${1,,}" in
+        freestyle|gomoku|0) r=freestyle ;;
+        standard|exact|1|3) r=standard ;;
+        renju|2|4|5|6|7) r=renju ;;
+        caro|caro9|9) r=caro ;;
+        *) return 0 ;;
+    esac
+    local f="$root/scripts/openings/$r$2.txt"
+    if [[ -f "$f" ]]; then echo "$f"; fi
+}
 if [[ $build -eq 1 || ! -x "$runner" ]]; then
     (cd "$root" && cargo build --release --bins)
 fi
@@ -68,7 +84,9 @@ na=$(name_of "$a") nb=$(name_of "$b")
 args=(--engine "cmd=$a" "name=$na" --engine "cmd=$b" "name=$nb" --each "tc=$tc"
       --rule "$rule" --size "$size" --games "$games" --concurrency "$conc"
       --records "$out" --json "$out/summary.json")
+if [[ -z "$openings" && $random -eq 0 ]]; then openings=$(default_book "$rule" "$size"); fi
 [[ -n "$openings" ]] && args+=(--openings "$openings")
 [[ -n "$seed" ]] && args+=(--seed "$seed")
 echo "records: $out" >&2
+echo "openings: ${openings:-random}" >&2
 exec "$runner" "${args[@]}" "${extra[@]}"

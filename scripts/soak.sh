@@ -26,13 +26,15 @@ Options:
   --engine PATH    engine to soak                      (default target/release/pbrain-tengen)
   --seed N         seed                                (default 1)
   --log            keep the protocol log of every game (default: only faulty games)
+  --book           use the shipped book scripts/openings/<rule><size>.txt where there is one
+                   (default: random 2-4 stone openings, which vary more)
   --no-build       do not run cargo build
   -h, --help       this text
 USAGE
 }
 
 games=200 turn_ms=100 match_s=120 conc=2 rules="freestyle standard renju caro" sizes="15 20"
-tol=1000 out="" engine="" seed=1 build=1 log=""
+tol=1000 out="" engine="" seed=1 build=1 log="" book=0
 maxmem=367001600
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -49,6 +51,7 @@ while [[ $# -gt 0 ]]; do
         --seed) seed="$2"; shift 2 ;;
         --no-build) build=0; shift ;;
         --log) log=--log; shift ;;
+        --book) book=1; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "soak.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -56,6 +59,19 @@ done
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+# The shipped book for a rule and size (scripts/openings/<rule><size>.txt), or nothing.
+default_book() {
+    local r
+    case "${1,,}" in
+        freestyle|gomoku|0) r=freestyle ;;
+        standard|exact|1|3) r=standard ;;
+        renju|2|4|5|6|7) r=renju ;;
+        caro|caro9|9) r=caro ;;
+        *) return 0 ;;
+    esac
+    local f="$root/scripts/openings/$r$2.txt"
+    if [[ -f "$f" ]]; then echo "$f"; fi
+}
 out="${out:-target/soak}"
 engine="${engine:-target/release/pbrain-tengen}"
 if [[ $build -eq 1 ]]; then
@@ -109,12 +125,17 @@ for rule in "${rule_list[@]}"; do
         tag="$rule-$size"
         json="$out/$tag.json"
         rm -f "$json"
+        openings=()
+        if [[ $book -eq 1 ]]; then
+            f=$(default_book "$rule" "$size")
+            [[ -n "$f" ]] && openings=(--openings "$f")
+        fi
         set +e
         "$runner" \
             --engine "cmd=$engine" name=A --engine "cmd=$engine" name=B \
             --each "tc=$match_s/$turn_s" "memory=$maxmem" --rule "$rule" --size "$size" --games "$n" \
             --concurrency "$conc" --tolerance "$tol" --seed "$seed" \
-            --records "$out/$tag" --json "$json" $log >"$out/$tag.txt" 2>"$out/$tag.err" &
+            --records "$out/$tag" --json "$json" $log "${openings[@]}" >"$out/$tag.txt" 2>"$out/$tag.err" &
         rpid=$!
         peak_kb=$(sample_peak_kb "$rpid")
         wait "$rpid"

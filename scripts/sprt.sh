@@ -22,7 +22,9 @@ Options:
   --tc M/T[+I]     seconds per game / per move           (default 20/0.2)
   --max-games N    stop after N games undecided          (default 20000)
   --concurrency N  games at once                         (default: CPUs / 2, at least 1)
-  --openings FILE  opening book; default random openings
+  --openings FILE  opening book; default: the shipped book scripts/openings/<rule><size>.txt
+                   when there is one, else random openings
+  --random-openings  random 2-4 stone openings even when a shipped book exists
   --out DIR        records and summary.json              (default target/sprt/run-<time>)
   --seed N         seed                                  (default: time based)
   -h, --help       this text
@@ -37,7 +39,7 @@ if [[ $# -ge 1 && ( "$1" == "-h" || "$1" == "--help" ) ]]; then usage; exit 0; f
 if [[ $# -lt 2 ]]; then usage >&2; exit 2; fi
 new="$1" old="$2"; shift 2
 elo0=0 elo1=10 alpha=0.05 beta=0.05 rule=freestyle size=15 tc=20/0.2 games=20000
-conc="" openings="" out="" seed=""
+conc="" openings="" out="" seed="" random=0
 extra=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -51,6 +53,7 @@ while [[ $# -gt 0 ]]; do
         --max-games) games="$2"; shift 2 ;;
         --concurrency) conc="$2"; shift 2 ;;
         --openings) openings="$2"; shift 2 ;;
+        --random-openings) random=1; shift ;;
         --out) out="$2"; shift 2 ;;
         --seed) seed="$2"; shift 2 ;;
         -h|--help) usage; exit 0 ;;
@@ -62,6 +65,20 @@ done
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 cargo build --release --bins
+
+# The shipped book for a rule and size (scripts/openings/<rule><size>.txt), or nothing.
+default_book() {
+    local r
+    case "${1,,}" in
+        freestyle|gomoku|0) r=freestyle ;;
+        standard|exact|1|3) r=standard ;;
+        renju|2|4|5|6|7) r=renju ;;
+        caro|caro9|9) r=caro ;;
+        *) return 0 ;;
+    esac
+    local f="$root/scripts/openings/$r$2.txt"
+    if [[ -f "$f" ]]; then echo "$f"; fi
+}
 
 # Resolves an engine argument to an executable path, building git revisions.
 resolve() {
@@ -108,9 +125,11 @@ args=(--engine "cmd=$snap/new/pbrain-tengen" "name=new($new)"
       --each "tc=$tc" --rule "$rule" --size "$size" --games "$games" --concurrency "$conc"
       --sprt "elo0=$elo0" "elo1=$elo1" "alpha=$alpha" "beta=$beta"
       --records "$out" --json "$out/summary.json")
+if [[ -z "$openings" && $random -eq 0 ]]; then openings=$(default_book "$rule" "$size"); fi
 [[ -n "$openings" ]] && args+=(--openings "$openings")
 [[ -n "$seed" ]] && args+=(--seed "$seed")
 echo "records: $out" >&2
+echo "openings: ${openings:-random}" >&2
 set +e
 "$runner" "${args[@]}" "${extra[@]}"
 rc=$?
