@@ -22,7 +22,7 @@ pub struct Level(u8);
 /// Tuned with `tengen-match` (freestyle 15x15, 1 s per move, balanced openings): this engine
 /// gains little from an even depth over the odd one below it (the side to move at the horizon
 /// gets a tempo), so the steps use odd depths, and 0 to 25 differ only in how random the pick
-/// is. The node budgets keep a level's strength the same at any time control.
+/// is. The node budgets bound the time a level takes (strength 75 may need about a second).
 const DEPTH: [i32; 5] = [1, 1, 3, 5, 7];
 const WIDTH: [usize; 5] = [8, 3, 3, 3, 2];
 const MARGIN: [i32; 5] = [400, 60, 60, 60, 10];
