@@ -2,8 +2,9 @@
 //!
 //! Random openings of a few stones near the centre (seeded, no four, no five, no renju foul) are
 //! searched at a fixed depth (or for a fixed time) on one thread; an opening is kept when the
-//! side to move is close to even (`|score| <= max-eval`, no forced win either way). Positions
-//! equal under the 8 symmetries of the board are generated once. The book is written in the
+//! search value for the side to move is close to the value at which games from such openings
+//! are even (`|value - eval-centre| <= max-eval`, no forced win either way). Positions equal
+//! under the 8 symmetries of the board are generated once. The book is written in the
 //! Gomocup offset format (`dx,dy, dx,dy, ...` from the centre, black first) after a `#` header
 //! line that records the command.
 
@@ -25,22 +26,30 @@ USAGE:
   tengen-match gen-openings [options]
 
 Random openings of --stones stones (black first, alternating) within --radius points of the
-centre, with no four, no five and no renju foul, are searched on one thread; an opening is kept
-when the mean score of the last two iterations (one odd, one even horizon), for the side to
-move, is within +-MAX-EVAL and neither found a forced win. Openings equal under the 8 board
-symmetries are tried once. Output: one opening per line in the Gomocup offset format
-(\"dx,dy, dx,dy, ...\" relative to the centre, black first) after a '#' header line.
+centre, with no four, no five and no renju foul, are searched on one thread. The value of an
+opening is the mean score of the last two iterations (one odd, one even horizon, so the tempo
+swing cancels) for the side to move; it is kept when |value - CENTRE| <= MAX-EVAL and neither
+iteration found a forced win. Openings equal under the 8 board symmetries are tried once.
+Output: one opening per line in the Gomocup offset format (\"dx,dy, dx,dy, ...\" relative to
+the centre, black first) after a '#' header line with the command.
+
+The defaults are those of the shipped books. CENTRE is where games come out even: from
+5-stone freestyle 15x15 openings (white to move) valued at depth 5, Tengen against itself at
+0.2 s a move won with white 44 % of the games from values -60..-30, 64 % from -30..0, 67 % from
+0..30 and 71 % from 30..60. Other stone counts need their own centre: white (to move) won 72-82 %
+of the games from 3-stone openings valued -60..-30.
 
 OPTIONS:
   --rule R         freestyle | standard | renju | caro | caro8 [freestyle]
   --size N         board size [15]
   --count N        openings to keep [200]
-  --stones A-B     stones per opening [3-5]
+  --stones A-B     stones per opening [5-5]
   --radius R       stones within R points of the centre (Chebyshev distance) [3]
   --seed N         seed [1]
-  --depth D        fixed search depth per opening (reproducible) [8]
+  --depth D        fixed search depth per opening (reproducible) [5]
   --ms T           search each opening for T milliseconds instead of a fixed depth
-  --max-eval E     keep openings whose |mean score| <= E [100]
+  --eval-centre C  the balanced value for the side to move [-45]
+  --max-eval E     keep openings whose |value - C| <= E [30]
   --max-tries N    give up after N distinct candidates [100000]
   --hash-mb N      transposition table size, cleared before each opening [16]
   --out FILE       write the book to FILE (default: stdout)
@@ -59,6 +68,7 @@ pub struct GenConfig {
     pub seed: u64,
     pub depth: i32,
     pub ms: Option<u64>,
+    pub centre: i32,
     pub max_eval: i32,
     pub max_tries: usize,
     pub hash_mb: usize,
@@ -73,12 +83,13 @@ impl GenConfig {
             rule: Rule::Freestyle,
             size: 15,
             count: 200,
-            stones: (3, 5),
+            stones: (5, 5),
             radius: 3,
             seed: 1,
-            depth: 8,
+            depth: 5,
             ms: None,
-            max_eval: 100,
+            centre: -45,
+            max_eval: 30,
             max_tries: 100_000,
             hash_mb: 16,
             out: None,
@@ -109,8 +120,8 @@ impl GenConfig {
         }
         let _ = write!(
             s,
-            " --max-eval {} --hash-mb {}",
-            self.max_eval, self.hash_mb
+            " --eval-centre {} --max-eval {} --hash-mb {}",
+            self.centre, self.max_eval, self.hash_mb
         );
         s
     }
@@ -155,6 +166,9 @@ pub fn parse(args: &[String]) -> Result<Option<GenConfig>> {
             }
             "--ms" => cfg.ms = Some(next(&mut i, a)?.parse().context("--ms")?),
             "--max-eval" => cfg.max_eval = next(&mut i, a)?.parse().context("--max-eval")?,
+            "--eval-centre" | "--eval-center" => {
+                cfg.centre = next(&mut i, a)?.parse().context("--eval-centre")?
+            }
             "--max-tries" => cfg.max_tries = next(&mut i, a)?.parse().context("--max-tries")?,
             "--hash-mb" => cfg.hash_mb = next(&mut i, a)?.parse().context("--hash-mb")?,
             "--out" => cfg.out = Some(PathBuf::from(next(&mut i, a)?)),
@@ -175,8 +189,10 @@ pub fn parse(args: &[String]) -> Result<Option<GenConfig>> {
     if cfg.stones.0 < 1 || cfg.stones.0 > cfg.stones.1 || cfg.stones.1 > area / 2 {
         bail!("--stones A-B needs 1 <= A <= B <= {}", area / 2);
     }
-    if cfg.depth < 1 || cfg.max_eval < 0 || cfg.max_eval >= WIN_BOUND {
-        bail!("--depth must be >= 1 and --max-eval in 0..{WIN_BOUND}");
+    if cfg.depth < 1 || cfg.max_eval < 0 || cfg.centre.abs() + cfg.max_eval >= WIN_BOUND {
+        bail!(
+            "--depth must be >= 1, --max-eval >= 0 and |--eval-centre| + --max-eval < {WIN_BOUND}"
+        );
     }
     if cfg.count == 0 || cfg.ms == Some(0) || cfg.hash_mb == 0 {
         bail!("--count, --ms and --hash-mb must be positive");
@@ -295,9 +311,9 @@ pub fn evaluate(searcher: &mut Searcher, board: &Board, cfg: &GenConfig) -> Verd
 }
 
 /// Whether a verdict counts as balanced: a real search (not a forced single reply), no forced
-/// result, and a value within the threshold.
-pub fn balanced(v: &Verdict, max_eval: i32) -> bool {
-    v.depth >= 1 && !v.forced() && v.value().abs() <= max_eval
+/// result, and a value within `max_eval` of `centre`.
+pub fn balanced(v: &Verdict, centre: i32, max_eval: i32) -> bool {
+    v.depth >= 1 && !v.forced() && (v.value() - centre).abs() <= max_eval
 }
 
 pub fn run(cfg: &GenConfig) -> Result<i32> {
@@ -329,11 +345,12 @@ pub fn run(cfg: &GenConfig) -> Result<i32> {
         if v.forced() {
             forced += 1;
         } else {
-            // Buckets of max-eval / 2 for |value| (the last bucket collects the rest).
-            let b = (v.value().unsigned_abs() as usize * 2 / (cfg.max_eval.max(1) as usize)).min(7);
+            // Buckets of max-eval / 2 for |value - centre| (the last collects the rest).
+            let off = (v.value() - cfg.centre).unsigned_abs() as usize;
+            let b = (off * 2 / (cfg.max_eval.max(1) as usize)).min(7);
             hist[b] += 1;
         }
-        let ok = balanced(&v, cfg.max_eval);
+        let ok = balanced(&v, cfg.centre, cfg.max_eval);
         if cfg.verbose {
             eprintln!(
                 "{} {}: value {} depth {} score {} previous {} {} nodes {:.0} ms{}",
@@ -380,7 +397,10 @@ pub fn run(cfg: &GenConfig) -> Result<i32> {
             search_ms / tried.max(1) as f64,
             nodes / tried.max(1) as u64
         );
-        eprintln!("gen-openings: |value| histogram: {}", buckets.join(", "));
+        eprintln!(
+            "gen-openings: |value - centre| histogram: {}",
+            buckets.join(", ")
+        );
         let mean = kept.iter().map(|(_, s)| *s as f64).sum::<f64>() / kept.len().max(1) as f64;
         eprintln!("gen-openings: mean value of the kept openings for the side to move {mean:+.1}");
     }
@@ -450,10 +470,11 @@ mod tests {
 
     #[test]
     fn generation_is_seeded_and_balanced() {
-        let args: Vec<String> = "--count 3 --depth 2 --max-eval 200 --seed 5 --quiet"
-            .split_whitespace()
-            .map(String::from)
-            .collect();
+        let args: Vec<String> =
+            "--count 3 --stones 3-5 --depth 2 --eval-centre -20 --max-eval 200 --seed 5 --quiet"
+                .split_whitespace()
+                .map(String::from)
+                .collect();
         let cfg = parse(&args).unwrap().unwrap();
         let make = || {
             let mut rng = Rng::new(cfg.seed);
@@ -474,8 +495,8 @@ mod tests {
             let prev = v.prev.expect("depth 1 score");
             assert_eq!(v.value(), (v.score + prev) / 2);
             assert_eq!(
-                balanced(&v, cfg.max_eval),
-                !v.forced() && v.value().abs() <= 200
+                balanced(&v, cfg.centre, cfg.max_eval),
+                !v.forced() && (v.value() + 20).abs() <= 200
             );
         }
     }
@@ -500,6 +521,12 @@ mod tests {
         assert!(p("--stones 5-3").is_err());
         assert!(p("--radius 9").is_err());
         assert!(p("--max-eval 40000").is_err());
+        assert!(p("--eval-centre -28990 --max-eval 20").is_err());
+        let d = p("").unwrap().unwrap();
+        assert_eq!(
+            (d.stones, d.depth, d.centre, d.max_eval),
+            ((5, 5), 5, -45, 30)
+        );
         assert!(p("--bogus").is_err());
     }
 
