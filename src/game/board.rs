@@ -8,17 +8,18 @@ use super::rule::{makes_five, FiveKind, Rule};
 use crate::eval::classical::{self, Class, CLASS_COUNT, PACKED_COMBOS};
 use std::sync::OnceLock;
 
-/// What a stone of one colour on an empty cell makes: its score (an `i16`) in bits 0..16, its
-/// four direction patterns (as [`classical::PackedPatterns`]) in bits 16..28 and its class in
-/// bits 28..31; 0 on a cell that is not empty.
+/// What a stone of one colour on an empty cell makes: its four direction patterns (as
+/// [`classical::PackedPatterns`]) in bits 0..12, its class in bits 12..15 and its score (an
+/// `i16`) in bits 16..32; 0 on a cell that is not empty.
 type CellInfo = u32;
-const INFO_PACKED_SHIFT: u32 = 16;
-const INFO_CLASS_SHIFT: u32 = 28;
+const INFO_PACKED_SHIFT: u32 = 0;
+const INFO_CLASS_SHIFT: u32 = 12;
+const INFO_SCORE_SHIFT: u32 = 16;
 const _: () = assert!(PACKED_COMBOS == 1 << 12 && CLASS_COUNT <= 8);
 
 #[inline(always)]
 fn info_score(info: CellInfo) -> i32 {
-    info as u16 as i16 as i32
+    info as i32 >> INFO_SCORE_SHIFT
 }
 #[inline(always)]
 fn info_class(info: CellInfo) -> Class {
@@ -38,7 +39,7 @@ fn info_table() -> &'static [CellInfo; PACKED_COMBOS] {
         let mut t = [0; PACKED_COMBOS];
         for (packed, info) in t.iter_mut().enumerate() {
             let (class, score) = combos[packed];
-            *info = score as u16 as u32
+            *info = (score as u16 as u32) << INFO_SCORE_SHIFT
                 | (packed as u32) << INFO_PACKED_SHIFT
                 | (class as u32) << INFO_CLASS_SHIFT;
         }
