@@ -5,7 +5,77 @@ use super::forbid::{self, Foul};
 use super::pattern::{slot_shift, Pattern, RuleTable};
 use super::pos::{Cell, Color, Pos, CELLS, DIRS, MAX_SIZE, MIN_SIZE, PAD, STRIDE};
 use super::rule::{makes_five, FiveKind, Rule};
-use crate::eval::classical::{self, Class, PackedPatterns, CLASS_COUNT, PACKED_COMBOS};
+use crate::eval::classical::{self, Class, CLASS_COUNT, PACKED_COMBOS};
+use std::sync::OnceLock;
+
+/// What a stone of one colour on an empty cell makes: its four direction patterns (as
+/// [`classical::PackedPatterns`]) in bits 0..12, its class in bits 12..15 and its score (an
+/// `i16`) in bits 16..32; 0 on a cell that is not empty.
+type CellInfo = u32;
+const INFO_PACKED_SHIFT: u32 = 0;
+const INFO_CLASS_SHIFT: u32 = 12;
+const INFO_SCORE_SHIFT: u32 = 16;
+const _: () = assert!(PACKED_COMBOS == 1 << 12 && CLASS_COUNT <= 8);
+
+#[inline(always)]
+fn info_score(info: CellInfo) -> i32 {
+    info as i32 >> INFO_SCORE_SHIFT
+}
+#[inline(always)]
+fn info_class(info: CellInfo) -> Class {
+    (info >> INFO_CLASS_SHIFT) as Class & 7
+}
+#[inline(always)]
+fn info_packed(info: CellInfo) -> u32 {
+    (info >> INFO_PACKED_SHIFT) & 0xfff
+}
+
+/// The [`CellInfo`] of every packed combination of four direction patterns (class and score
+/// from [`classical::combo_table`]).
+fn info_table() -> &'static [CellInfo; PACKED_COMBOS] {
+    static TABLE: OnceLock<[CellInfo; PACKED_COMBOS]> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let combos = classical::combo_table();
+        let mut t = [0; PACKED_COMBOS];
+        for (packed, info) in t.iter_mut().enumerate() {
+            let (class, score) = combos[packed];
+            *info = (score as u16 as u32) << INFO_SCORE_SHIFT
+                | (packed as u32) << INFO_PACKED_SHIFT
+                | (class as u32) << INFO_CLASS_SHIFT;
+        }
+        t
+    })
+}
+
+/// The ten neighbours a key holds: offset along the direction and bit position in the key.
+const NEIGHBOURS: [(isize, u32); 10] = {
+    let mut t = [(0, 0); 10];
+    let mut i = 0;
+    while i < 10 {
+        let off = if i < 5 {
+            i as isize - 5
+        } else {
+            i as isize - 4
+        };
+        t[i] = (off, slot_shift(off));
+        i += 1;
+    }
+    t
+};
+
+/// How far a key reaches in the padded array (5 steps along the longest direction step), and
+/// the window of cells a move's update touches.
+const REACH: usize = 5 * (STRIDE + 1);
+const WINDOW: usize = 2 * REACH + 1;
+const _: () = assert!(PAD * STRIDE + PAD >= REACH);
+
+/// What `undo` restores besides the saved cell infos.
+#[derive(Clone, Copy)]
+struct PlyUndo {
+    saved_from: u32,
+    score_sum: [i32; 2],
+    class_count: [[u16; CLASS_COUNT]; 2],
+}
 
 const fn splitmix(state: u64) -> (u64, u64) {
     let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -66,15 +136,17 @@ pub struct Board {
     keys: [[u32; CELLS]; 4],
     /// Stones within the 5x5 square around each cell: candidate moves have some.
     near: [u8; CELLS],
-    /// Per colour, the four direction patterns of a stone of that colour on each empty cell.
-    packed: [[PackedPatterns; CELLS]; 2],
-    /// Per colour, the class and score of a stone of that colour on each empty cell.
-    class: [[Class; CELLS]; 2],
-    score: [[i16; CELLS]; 2],
+    /// Per empty cell and colour, what a stone of that colour there makes, as a [`CellInfo`]
+    /// word: both colours of a cell share one 8-byte slot, so an update touches one cache line.
+    info: [[CellInfo; 2]; CELLS],
     score_sum: [i32; 2],
     class_count: [[u16; CLASS_COUNT]; 2],
     table: &'static RuleTable,
-    combos: &'static [(Class, i16); PACKED_COMBOS],
+    infos: &'static [CellInfo; PACKED_COMBOS],
+    /// The cell infos each move changed (cell index and old value), so `undo` restores them
+    /// instead of recomputing; `plies` holds one entry per move of a suffix of `history`.
+    saved: Vec<(u16, [CellInfo; 2])>,
+    plies: Vec<PlyUndo>,
     hash: u64,
     side_to_move: Color,
     history: Vec<(Pos, Color)>,
@@ -94,13 +166,13 @@ impl Board {
             cells: [Cell::Wall as u8; CELLS],
             keys: [[0; CELLS]; 4],
             near: [0; CELLS],
-            packed: [[0; CELLS]; 2],
-            class: [[0; CELLS]; 2],
-            score: [[0; CELLS]; 2],
+            info: [[0; 2]; CELLS],
             score_sum: [0; 2],
             class_count: [[0; CLASS_COUNT]; 2],
             table: RuleTable::get(rule),
-            combos: classical::combo_table(),
+            infos: info_table(),
+            saved: Vec::with_capacity(64 * 32),
+            plies: Vec::with_capacity(64),
             hash: 0,
             side_to_move: Color::Black,
             history: Vec::with_capacity(MAX_SIZE * MAX_SIZE),
@@ -120,9 +192,7 @@ impl Board {
     fn recompute_all(&mut self) {
         self.keys = [[0; CELLS]; 4];
         self.near = [0; CELLS];
-        self.packed = [[0; CELLS]; 2];
-        self.class = [[0; CELLS]; 2];
-        self.score = [[0; CELLS]; 2];
+        self.info = [[0; 2]; CELLS];
         self.score_sum = [0; 2];
         self.class_count = [[0; CLASS_COUNT]; 2];
         for p in self.cells_iter() {
@@ -143,88 +213,92 @@ impl Board {
         }
         for p in self.cells_iter() {
             if self.cells[p.idx()] == Cell::Empty as u8 {
-                self.set_cell_info(p);
+                self.set_cell_info(p.idx());
             }
         }
     }
 
+    #[inline]
     fn add_near(&mut self, p: Pos, delta: i8) {
-        for dy in -2isize..=2 {
-            for dx in -2isize..=2 {
-                let q = (p.idx() as isize + dy * STRIDE as isize + dx) as usize;
-                self.near[q] = self.near[q].wrapping_add(delta as u8);
+        // The 5x5 square as a window of the array from its first cell (one bounds check).
+        const SPAN: usize = 4 * STRIDE + 5;
+        let first = p.idx() - 2 * STRIDE - 2;
+        let square: &mut [u8; SPAN] = (&mut self.near[first..first + SPAN]).try_into().unwrap();
+        for row in square.chunks_mut(STRIDE) {
+            for n in &mut row[..5] {
+                *n = n.wrapping_add(delta as u8);
             }
         }
     }
 
     /// Computes the patterns of the empty cell `p` from its keys and adds its value.
     #[inline]
-    fn set_cell_info(&mut self, p: Pos) {
-        let entries = [0, 1, 2, 3].map(|d| self.table.entry(self.keys[d][p.idx()]));
-        for c in 0..2 {
+    fn set_cell_info(&mut self, p: usize) {
+        let entries = [0, 1, 2, 3].map(|d| self.table.entry(self.keys[d][p]));
+        let mut new = [0; 2];
+        for (c, info) in new.iter_mut().enumerate() {
             let mut packed = 0;
             for (d, e) in entries.iter().enumerate() {
-                packed |= ((e >> (8 * c)) as PackedPatterns & 7) << (3 * d);
+                packed |= ((e >> (8 * c)) & 7) << (3 * d);
             }
-            self.packed[c][p.idx()] = packed;
-            let (class, score) = self.combos[packed as usize];
-            self.class[c][p.idx()] = class;
-            self.score[c][p.idx()] = score;
-            self.score_sum[c] += score as i32;
-            self.class_count[c][class as usize] += 1;
+            *info = self.infos[packed as usize];
+            self.score_sum[c] += info_score(*info);
+            self.class_count[c][info_class(*info) as usize] += 1;
         }
+        self.info[p] = new;
     }
 
-    /// The key of direction `d` of the empty cell `p` changed: update that pattern and, when it
+    /// The key of direction `d` of the empty cell `q` changed: update that pattern and, when it
     /// changed, the cell's value.
-    #[inline]
-    fn refresh_direction(&mut self, p: Pos, d: usize) {
-        let entry = self.table.entry(self.keys[d][p.idx()]);
-        for c in 0..2 {
-            let pattern = (entry >> (8 * c)) as PackedPatterns & 7;
-            let old = self.packed[c][p.idx()];
-            let new = (old & !(7 << (3 * d))) | (pattern << (3 * d));
-            if new == old {
-                continue;
-            }
-            self.packed[c][p.idx()] = new;
-            let (old_class, old_score) = self.combos[old as usize];
-            let (class, score) = self.combos[new as usize];
-            self.class[c][p.idx()] = class;
-            self.score[c][p.idx()] = score;
-            self.score_sum[c] += score as i32 - old_score as i32;
-            self.class_count[c][old_class as usize] -= 1;
-            self.class_count[c][class as usize] += 1;
+    #[inline(always)]
+    fn refresh_direction(&mut self, q: usize, d: usize) {
+        let entry = self.table.entry(self.keys[d][q]);
+        let old = self.info[q];
+        let shift = INFO_PACKED_SHIFT + 3 * d as u32;
+        let (old_b, old_w) = ((old[0] >> shift) & 7, (old[1] >> shift) & 7);
+        let (new_b, new_w) = (entry & 7, (entry >> 8) & 7);
+        if old_b == new_b && old_w == new_w {
+            return;
         }
+        let mask = !(7 << (3 * d));
+        let new = [
+            self.infos[((info_packed(old[0]) & mask) | new_b << (3 * d)) as usize],
+            self.infos[((info_packed(old[1]) & mask) | new_w << (3 * d)) as usize],
+        ];
+        for c in 0..2 {
+            self.score_sum[c] += info_score(new[c]) - info_score(old[c]);
+            self.class_count[c][info_class(old[c]) as usize] -= 1;
+            self.class_count[c][info_class(new[c]) as usize] += 1;
+        }
+        self.info[q] = new;
     }
 
     #[inline]
-    fn clear_cell_info(&mut self, p: Pos) {
+    fn clear_cell_info(&mut self, p: usize) {
         for c in 0..2 {
-            let class = self.class[c][p.idx()];
-            self.score_sum[c] -= self.score[c][p.idx()] as i32;
-            self.class_count[c][class as usize] -= 1;
-            self.packed[c][p.idx()] = 0;
-            self.class[c][p.idx()] = 0;
-            self.score[c][p.idx()] = 0;
+            let info = self.info[p][c];
+            self.score_sum[c] -= info_score(info);
+            self.class_count[c][info_class(info) as usize] -= 1;
         }
+        self.info[p] = [0; 2];
     }
 
     /// Writes `value` into the cell and every key that sees it, keeping cell infos current.
+    /// The general path, for walls and for taking back moves older than a wall; `play` uses
+    /// [`Board::put_stone`] and `undo` [`Board::unput`].
     fn put(&mut self, p: Pos, value: Cell) {
-        let was_empty = self.cells[p.idx()] == Cell::Empty as u8;
-        if was_empty {
+        let p = p.idx();
+        if self.cells[p] == Cell::Empty as u8 {
             self.clear_cell_info(p);
         }
-        self.cells[p.idx()] = value as u8;
+        self.cells[p] = value as u8;
         for (di, &d) in DIRS.iter().enumerate() {
-            for off in (-5isize..=5).filter(|&o| o != 0) {
+            for &(off, shift) in NEIGHBOURS.iter() {
                 // `p` sits at offset `off` from q = p - off*d.
-                let q = p.step(d, -off);
-                let shift = slot_shift(off);
-                let k = &mut self.keys[di][q.idx()];
+                let q = (p as isize - off * d) as usize;
+                let k = &mut self.keys[di][q];
                 *k = (*k & !(3 << shift)) | ((value as u32) << shift);
-                if self.cells[q.idx()] == Cell::Empty as u8 {
+                if self.cells[q] == Cell::Empty as u8 {
                     self.refresh_direction(q, di);
                 }
             }
@@ -232,6 +306,105 @@ impl Board {
         if value == Cell::Empty {
             self.set_cell_info(p);
         }
+    }
+
+    /// `put` for a move: a stone `value` on the empty on-board cell `p`, saving the old infos of
+    /// the cells it changes for `undo`.
+    #[inline(always)]
+    fn put_stone(&mut self, p: Pos, value: Cell) {
+        let p = p.idx();
+        self.saved.push((p as u16, self.info[p]));
+        self.clear_cell_info(p);
+        self.cells[p] = value as u8;
+        let v = value as u32;
+        self.put_stone_dir::<0>(p, v);
+        self.put_stone_dir::<1>(p, v);
+        self.put_stone_dir::<2>(p, v);
+        self.put_stone_dir::<3>(p, v);
+    }
+
+    /// The keys of direction `DI` that see `p` get the stone `v`; the empty cells among them
+    /// whose patterns change are updated. The loop runs over windows of the arrays centred on
+    /// `p` (one bounds check each), so every neighbour is a constant offset in them.
+    #[inline(always)]
+    fn put_stone_dir<const DI: usize>(&mut self, p: usize, v: u32) {
+        let d = DIRS[DI];
+        let range = p - REACH..p + REACH + 1;
+        let keys: &mut [u32; WINDOW] = (&mut self.keys[DI][range.clone()]).try_into().unwrap();
+        let cells: &[u8; WINDOW] = self.cells[range.clone()].try_into().unwrap();
+        let info: &mut [[CellInfo; 2]; WINDOW] = (&mut self.info[range]).try_into().unwrap();
+        let table = self.table;
+        let infos = self.infos;
+        let saved = &mut self.saved;
+        let score_sum = &mut self.score_sum;
+        let class_count = &mut self.class_count;
+        // A macro rather than a closure, which the compiler would not inline.
+        macro_rules! step {
+            ($off:expr) => {{
+                let off: isize = $off;
+                let i = (REACH as isize - off * d) as usize;
+                let shift = slot_shift(off);
+                let key = (keys[i] & !(3 << shift)) | v << shift;
+                keys[i] = key;
+                // Every neighbour is looked up, and one branch decides whether its patterns
+                // changed: a stone or wall there (info 0) counts as unchanged. Fewer branch
+                // mispredictions than testing the cell first.
+                let empty = 0u32.wrapping_sub((cells[i] == Cell::Empty as u8) as u32);
+                let entry = table.entry(key);
+                let old = info[i];
+                let shift = INFO_PACKED_SHIFT + 3 * DI as u32;
+                let (old_b, old_w) = ((old[0] >> shift) & 7, (old[1] >> shift) & 7);
+                let (new_b, new_w) = (entry & 7, (entry >> 8) & 7);
+                if ((old_b ^ new_b) | (old_w ^ new_w)) & empty != 0 {
+                    saved.push(((p + i - REACH) as u16, old));
+                    let mask = !(7 << (3 * DI));
+                    let new = [
+                        infos
+                            [(((info_packed(old[0]) & mask) | new_b << (3 * DI)) & 0xfff) as usize],
+                        infos
+                            [(((info_packed(old[1]) & mask) | new_w << (3 * DI)) & 0xfff) as usize],
+                    ];
+                    for c in 0..2 {
+                        score_sum[c] += info_score(new[c]) - info_score(old[c]);
+                        class_count[c][info_class(old[c]) as usize] -= 1;
+                        class_count[c][info_class(new[c]) as usize] += 1;
+                    }
+                    info[i] = new;
+                }
+            }};
+        }
+        // Written out so that every offset is a constant.
+        step!(-5);
+        step!(-4);
+        step!(-3);
+        step!(-2);
+        step!(-1);
+        step!(1);
+        step!(2);
+        step!(3);
+        step!(4);
+        step!(5);
+    }
+
+    /// Takes back the stone on `p` of the move whose saved infos start at `ply.saved_from`.
+    #[inline(always)]
+    fn unput(&mut self, p: Pos, ply: PlyUndo) {
+        let p = p.idx();
+        self.cells[p] = Cell::Empty as u8;
+        for (di, &d) in DIRS.iter().enumerate() {
+            let keys: &mut [u32; WINDOW] = (&mut self.keys[di][p - REACH..p + REACH + 1])
+                .try_into()
+                .unwrap();
+            for &(off, shift) in NEIGHBOURS.iter() {
+                keys[(REACH as isize - off * d) as usize] &= !(3 << shift);
+            }
+        }
+        for &(q, info) in self.saved[ply.saved_from as usize..].iter().rev() {
+            self.info[q as usize] = info;
+        }
+        self.saved.truncate(ply.saved_from as usize);
+        self.score_sum = ply.score_sum;
+        self.class_count = ply.class_count;
     }
 
     // ----- queries -----
@@ -316,11 +489,11 @@ impl Board {
     /// The class of a stone of `c` on empty cell `p` (forbidden points not considered).
     #[inline]
     pub fn class(&self, c: Color, p: Pos) -> Class {
-        self.class[c.idx()][p.idx()]
+        info_class(self.info[p.idx()][c.idx()])
     }
     #[inline]
     pub fn cell_score(&self, c: Color, p: Pos) -> i32 {
-        self.score[c.idx()][p.idx()] as i32
+        info_score(self.info[p.idx()][c.idx()])
     }
     #[inline]
     pub fn score_sum(&self, c: Color) -> i32 {
@@ -398,7 +571,12 @@ impl Board {
     /// Places a stone of `c` on the empty on-board cell `p`.
     pub fn play(&mut self, p: Pos, c: Color) {
         debug_assert!(self.is_empty(p));
-        self.put(p, c.cell());
+        self.plies.push(PlyUndo {
+            saved_from: self.saved.len() as u32,
+            score_sum: self.score_sum,
+            class_count: self.class_count,
+        });
+        self.put_stone(p, c.cell());
         self.add_near(p, 1);
         self.hash ^= ZOBRIST[c.idx()][p.idx()];
         self.history.push((p, c));
@@ -409,7 +587,11 @@ impl Board {
     /// Takes back the last move.
     pub fn undo(&mut self) -> Option<(Pos, Color)> {
         let (p, c) = self.history.pop()?;
-        self.put(p, Cell::Empty);
+        // `plies` covers the latest moves; older ones (before a wall was placed) are recomputed.
+        match self.plies.pop() {
+            Some(ply) => self.unput(p, ply),
+            None => self.put(p, Cell::Empty),
+        }
         self.add_near(p, -1);
         self.hash ^= ZOBRIST[c.idx()][p.idx()];
         self.stones -= 1;
@@ -472,6 +654,9 @@ impl Board {
         if self.is_empty(p) {
             self.put(p, Cell::Wall);
             self.walls += 1;
+            // The saved infos of earlier moves do not know the wall.
+            self.saved.clear();
+            self.plies.clear();
         }
     }
 
@@ -487,8 +672,7 @@ impl Board {
         self.cells_iter().all(|p| {
             (0..4).all(|d| self.keys[d][p.idx()] == other.keys[d][p.idx()])
                 && self.near[p.idx()] == other.near[p.idx()]
-        }) && self.class == other.class
-            && self.score == other.score
+        }) && self.info == other.info
             && self.score_sum == other.score_sum
             && self.class_count == other.class_count
     }
@@ -581,6 +765,27 @@ mod tests {
                 assert!(b.derived_state_matches(&b.recomputed()));
                 assert_eq!(b.hash() ^ empty_hash, 0);
             }
+        }
+    }
+
+    #[test]
+    fn undo_across_a_wall_placed_after_moves_recomputes() {
+        for rule in [Rule::Freestyle, Rule::Renju] {
+            let mut b = Board::new(15, 15, rule).unwrap();
+            for (i, (x, y)) in [(7, 7), (8, 8), (7, 8), (9, 9), (6, 9)].iter().enumerate() {
+                let c = if i % 2 == 0 {
+                    Color::Black
+                } else {
+                    Color::White
+                };
+                b.try_play(*x, *y, c).unwrap();
+            }
+            b.place_wall(Pos::new(8, 7));
+            b.play(Pos::new(5, 10), Color::White);
+            while b.undo().is_some() {
+                assert!(b.derived_state_matches(&b.recomputed()), "{rule:?}");
+            }
+            assert!(!b.is_empty(Pos::new(8, 7)));
         }
     }
 

@@ -8,7 +8,7 @@
 
 use super::pos::{Cell, Color};
 use super::rule::{FiveKind, Rule};
-use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
 
 /// Number of distinct keys.
@@ -62,14 +62,32 @@ pub const fn slot_shift(offset: isize) -> u32 {
     (slot * 2) as u32
 }
 
-/// Both colours' entries for one rule in one 16-bit word (black in bits 0..8, white in 8..16),
-/// so the board's update reads one table entry, one cache line, per cell instead of two.
+/// Both colours' patterns for one rule, found from a key in two small steps instead of one
+/// 2 MB table (which missed the caches on most reads of the board's update).
+///
+/// What a stone on the centre makes depends, on each side, only on the own stones and empty
+/// points before the first other cell (an opponent stone or the edge) and, in caro, on which of
+/// the two that cell is: nothing beyond it can join a run through the centre, and a stone added
+/// there only repeats the pattern one step weaker (see [`PatternTable::compute`]). So each half of
+/// the key (its five cells on one side) maps, per colour, to one of a few dozen classes, and a
+/// table of class pairs gives the pattern: about 30 KB per rule, which stays in cache.
 pub struct RuleTable {
     colours: [&'static PatternTable; 2],
-    entries: Box<[AtomicU16]>,
+    /// Per low half of a key (offsets -5..-1): black's class times black's class count in bits
+    /// 0..16, white's class times white's class count in bits 16..32.
+    left: Box<[u32; HALF_SPACE]>,
+    /// Per high half (offsets +1..+5): black's class in bits 0..16, white's in bits 16..32, so
+    /// `left + right` holds both colours' indices into their pair tables.
+    right: Box<[u32; HALF_SPACE]>,
+    /// Per colour, the pattern code of every class pair (left class * count + right class); the
+    /// tables are 64 Ki entries long so a 16-bit index needs no bounds check.
+    pairs: [&'static PairTable; 2],
 }
 
-const RULE_COMPUTED: u16 = 0x8000;
+/// Number of distinct half keys (five cells of two bits).
+const HALF_SPACE: usize = 1 << 10;
+
+type PairTable = [u8; 1 << 16];
 
 static RULE_TABLES: [OnceLock<RuleTable>; 5] = [
     OnceLock::new(),
@@ -78,6 +96,67 @@ static RULE_TABLES: [OnceLock<RuleTable>; 5] = [
     OnceLock::new(),
     OnceLock::new(),
 ];
+
+/// The class of a half window: its cells nearest first in own-relative codes (0 empty, 1 own,
+/// 2 opponent, 3 edge), kept up to the first cell that is neither own nor empty; past that cell
+/// every cell reads as edge, and that cell too unless `caro` (where an opponent stone and the
+/// edge block a five differently).
+fn canonical_half(cells: [u8; 5], caro: bool) -> u16 {
+    let mut out = [3u8; 5];
+    for (o, &c) in out.iter_mut().zip(cells.iter()) {
+        if c <= 1 {
+            *o = c;
+        } else {
+            *o = if caro { c } else { 3 };
+            break;
+        }
+    }
+    out.iter().rev().fold(0, |acc, &c| acc << 2 | c as u16)
+}
+
+/// The distinct classes of half windows, sorted (as [`canonical_half`] values).
+fn half_classes(caro: bool) -> Vec<u16> {
+    let mut classes: Vec<u16> = (0..HALF_SPACE)
+        .map(|h| canonical_half(std::array::from_fn(|i| (h >> (2 * i)) as u8 & 3), caro))
+        .collect();
+    classes.sort_unstable();
+    classes.dedup();
+    classes
+}
+
+fn is_caro(kind: FiveKind) -> bool {
+    matches!(kind, FiveKind::CaroOverline | FiveKind::CaroExact)
+}
+
+/// The pair table of a five rule: the pattern black makes with the left and right half classes
+/// (the same for white with colours swapped, as [`PatternTable::compute`] treats both alike).
+fn pair_table(kind: FiveKind) -> &'static PairTable {
+    static PAIRS: [OnceLock<Box<PairTable>>; 4] = [
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+    ];
+    PAIRS[kind.index()].get_or_init(|| {
+        let classes = half_classes(is_caro(kind));
+        let n = classes.len();
+        assert!(n * n <= 1 << 16);
+        let black = PatternTable::get(kind, Cell::Black);
+        let mut t: Box<PairTable> = vec![0u8; 1 << 16].try_into().expect("64 Ki entries");
+        for (i, &l) in classes.iter().enumerate() {
+            for (j, &r) in classes.iter().enumerate() {
+                let mut key = 0u32;
+                for k in 0..5 {
+                    let off = k as isize + 1;
+                    key |= ((l >> (2 * k)) as u32 & 3) << slot_shift(-off);
+                    key |= ((r >> (2 * k)) as u32 & 3) << slot_shift(off);
+                }
+                t[i * n + j] = black.entry(key) & 7;
+            }
+        }
+        t
+    })
+}
 
 impl RuleTable {
     pub fn get(rule: Rule) -> &'static RuleTable {
@@ -92,26 +171,57 @@ impl RuleTable {
                 overline_wins: false,
             } => 4,
         };
-        RULE_TABLES[index].get_or_init(|| RuleTable {
-            colours: [
-                PatternTable::get(rule.five_kind(Color::Black), Cell::Black),
-                PatternTable::get(rule.five_kind(Color::White), Cell::White),
-            ],
-            entries: (0..KEY_SPACE).map(|_| AtomicU16::new(0)).collect(),
+        RULE_TABLES[index].get_or_init(|| {
+            let kinds = [Color::Black, Color::White].map(|c| rule.five_kind(c));
+            let classes = kinds.map(|k| half_classes(is_caro(k)));
+            // The class of a half (cells nearest first, absolute codes) for each colour.
+            let ids = |cells: [u8; 5]| {
+                [0, 1].map(|c| {
+                    let rel = cells.map(|x| {
+                        if c == 1 && (x == 1 || x == 2) {
+                            3 - x
+                        } else {
+                            x
+                        }
+                    });
+                    let canon = canonical_half(rel, is_caro(kinds[c]));
+                    classes[c]
+                        .binary_search(&canon)
+                        .expect("every class is listed") as u32
+                })
+            };
+            let mut left: Box<[u32; HALF_SPACE]> =
+                vec![0u32; HALF_SPACE].try_into().expect("1 Ki entries");
+            let mut right = left.clone();
+            for h in 0..HALF_SPACE as u32 {
+                let near_first = |offset_shift: fn(usize) -> u32| {
+                    std::array::from_fn(|k| (h >> offset_shift(k)) as u8 & 3)
+                };
+                let [b, w] = ids(near_first(|k| slot_shift(-(k as isize) - 1)));
+                left[h as usize] =
+                    (b * classes[0].len() as u32) | ((w * classes[1].len() as u32) << 16);
+                let [b, w] = ids(near_first(|k| slot_shift(k as isize + 1) - 10));
+                right[h as usize] = b | w << 16;
+            }
+            RuleTable {
+                colours: [
+                    PatternTable::get(kinds[0], Cell::Black),
+                    PatternTable::get(kinds[1], Cell::White),
+                ],
+                left,
+                right,
+                pairs: kinds.map(pair_table),
+            }
         })
     }
 
-    /// Black's entry in the low byte, white's in the high byte (each as [`PatternTable::entry`]).
-    #[inline]
-    pub fn entry(&self, key: u32) -> u16 {
-        let slot = &self.entries[key as usize & (KEY_SPACE - 1)];
-        let v = slot.load(Ordering::Relaxed);
-        if v & RULE_COMPUTED != 0 {
-            return v & !RULE_COMPUTED;
-        }
-        let v = self.colours[0].entry(key) as u16 | (self.colours[1].entry(key) as u16) << 8;
-        slot.store(v | RULE_COMPUTED, Ordering::Relaxed);
-        v
+    /// Black's pattern code in bits 0..3, white's in bits 8..11 (as [`PatternTable::entry`],
+    /// without the overline flag).
+    #[inline(always)]
+    pub fn entry(&self, key: u32) -> u32 {
+        let s = self.left[key as usize & (HALF_SPACE - 1)]
+            + self.right[(key >> 10) as usize & (HALF_SPACE - 1)];
+        self.pairs[0][s as usize & 0xffff] as u32 | (self.pairs[1][(s >> 16) as usize] as u32) << 8
     }
 
     /// The table of one colour.
@@ -354,6 +464,32 @@ mod tests {
                     let direct = t.classify(&mut line);
                     assert_eq!(t.pattern(key), direct, "{kind:?} {own:?} key {key:#x}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn rule_table_agrees_with_colour_tables() {
+        for rule in [
+            Rule::Freestyle,
+            Rule::Standard,
+            Rule::Renju,
+            Rule::Caro {
+                overline_wins: true,
+            },
+            Rule::Caro {
+                overline_wins: false,
+            },
+        ] {
+            let t = RuleTable::get(rule);
+            let check = |key: u32| {
+                let want = (t.colour(Color::Black).entry(key) & 7) as u32
+                    | ((t.colour(Color::White).entry(key) & 7) as u32) << 8;
+                assert_eq!(t.entry(key), want, "{rule:?} key {key:#x}");
+            };
+            // Every key: the halves' classes must determine both colours' patterns.
+            for key in 0..KEY_SPACE as u32 {
+                check(key);
             }
         }
     }
