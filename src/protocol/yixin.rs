@@ -181,7 +181,6 @@ impl Reporter {
     fn loop_lines(&self, depth: i32) -> bool {
         self.detail.realtime
             && self.root_lines
-            && self.pv_index == 0
             && depth >= REALTIME_MIN_DEPTH
             && self.wanted(depth)
             && self.start.elapsed().as_millis() >= REALTIME_MIN_ELAPSED_MS

@@ -6,7 +6,7 @@ pub mod threat;
 pub mod time;
 pub mod tt;
 
-use crate::eval::classical::{self, C_FIVE, C_FOUR, C_OPEN_FOUR};
+use crate::eval::classical::{self, C_FIVE, C_FOUR, C_OPEN_FOUR, C_THREE};
 use crate::game::{Board, Pos};
 use movepick::{generate, generate_fours, MoveList, Situation};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,6 +26,19 @@ const VCF_DEPTH: i32 = 8;
 const MAX_VCF_FOURS: usize = 60;
 /// Root VCF node budget per millisecond of the hard time limit.
 const VCF_NODES_PER_MS: u64 = 100;
+/// Null-move pruning from this remaining depth.
+const NULL_MIN_DEPTH: i32 = 3;
+/// Quiet moves are skipped at this depth and below when the static evaluation is this far
+/// (per ply of depth) below alpha.
+const FUTILITY_DEPTH: i32 = 2;
+const FUTILITY_MARGIN: i32 = 120;
+/// Move-count pruning: at this depth and below only the first `LMP_BASE + depth²` moves and the
+/// threats among the rest are searched.
+const LMP_DEPTH: i32 = 4;
+const LMP_BASE: usize = 4;
+/// Late quiet moves are searched one ply shallower (two when very late and deep).
+const LMR_DEPTH: i32 = 3;
+const LMR_FIRST: usize = 4;
 /// How often (in nodes) the clock and the stop flag are read.
 const CHECK_EVERY: u64 = 32;
 
@@ -125,6 +138,8 @@ pub struct Searcher {
     pv_len: [usize; MAX_PLY + 1],
     /// One reusable move list per ply.
     lists: Vec<MoveList>,
+    /// Whether the move into each ply was a null move (no two in a row).
+    null_into: [bool; MAX_PLY + 1],
     vcf: threat::ThreatSolver,
 }
 
@@ -164,6 +179,7 @@ impl Searcher {
             pv: vec![[Pos::NONE; MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             lists: (0..=MAX_PLY).map(|_| MoveList::with_capacity()).collect(),
+            null_into: [false; MAX_PLY + 1],
             vcf: threat::ThreatSolver::vcf(),
         }
     }
@@ -479,9 +495,35 @@ impl Searcher {
                 return s;
             }
         }
-        let mut list = MoveList::default();
+        let opp = me.other();
+        // The opponent threatens nothing that a pass would let through at once.
+        let calm = board.class_count(opp, C_FIVE) == 0 && board.class_count(opp, C_OPEN_FOUR) == 0;
+        let stand = if calm { Self::evaluate(board) } else { -INF };
+        if !pv_node
+            && calm
+            && depth >= NULL_MIN_DEPTH
+            && !self.null_into[ply]
+            && stand >= beta
+            && beta.abs() < WIN_BOUND
+        {
+            // Null move: if passing still holds beta, a real move will too.
+            let r = 2 + depth / 4;
+            board.set_side_to_move(opp);
+            self.null_into[ply + 1] = true;
+            let score = -self.pvs(board, depth - 1 - r, -beta, -beta + 1, ply + 1, false);
+            self.null_into[ply + 1] = false;
+            board.set_side_to_move(me);
+            if self.aborted {
+                return 0;
+            }
+            if score >= beta {
+                return if score > WIN_BOUND { beta } else { score };
+            }
+        }
+        let mut list = std::mem::take(&mut self.lists[ply]);
         let situation = generate(board, &mut list);
         if list.is_empty() {
+            self.lists[ply] = list;
             return if situation == Situation::BlockFive {
                 -(WIN - (ply as i32 + 2))
             } else {
@@ -490,6 +532,7 @@ impl Searcher {
         }
         if situation == Situation::BlockFive && board.class_count(me.other(), C_FIVE) >= 2 {
             // Two five points: one block cannot stop both.
+            self.lists[ply] = list;
             return -(WIN - (ply as i32 + 2));
         }
         if !tt_move.is_none() {
@@ -499,15 +542,39 @@ impl Searcher {
         let alpha_in = alpha;
         let mut best = -INF;
         let mut best_move = Pos::NONE;
+        let prunable = situation == Situation::Normal && !pv_node;
+        let futile = prunable
+            && calm
+            && depth <= FUTILITY_DEPTH
+            && stand + FUTILITY_MARGIN * depth <= alpha
+            && alpha.abs() < WIN_BOUND;
+        let move_count_limit = if prunable && depth <= LMP_DEPTH {
+            LMP_BASE + (depth * depth) as usize
+        } else {
+            usize::MAX
+        };
         for i in 0..list.len() {
             let m = list.get(i);
+            // A quiet move neither makes nor stops an open three or better.
+            let quiet = board.class(me, m) < C_THREE && board.class(opp, m) < C_THREE;
+            if i > 0 && quiet && best > -WIN_BOUND && (futile || i >= move_count_limit) {
+                continue;
+            }
             board.play(m, me);
             let d = depth - 1 + extension;
             let mut score;
             if i == 0 {
                 score = -self.pvs(board, d, -beta, -alpha, ply + 1, pv_node);
             } else {
-                score = -self.pvs(board, d, -alpha - 1, -alpha, ply + 1, false);
+                let reduction = if quiet && depth >= LMR_DEPTH && i >= LMR_FIRST {
+                    1 + (depth >= 6 && i >= 2 * LMR_FIRST + 4) as i32
+                } else {
+                    0
+                };
+                score = -self.pvs(board, d - reduction, -alpha - 1, -alpha, ply + 1, false);
+                if reduction > 0 && score > alpha && !self.aborted {
+                    score = -self.pvs(board, d, -alpha - 1, -alpha, ply + 1, false);
+                }
                 if score > alpha && score < beta && pv_node && !self.aborted {
                     score = -self.pvs(board, d, -beta, -alpha, ply + 1, true);
                 }
