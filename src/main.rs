@@ -1,5 +1,6 @@
 //! `pbrain-tengen`: the Gomocup protocol engine by default (`--strength N` for a playing level);
-//! `bench` for the fixed-depth benchmark; `play` for a game in the terminal.
+//! `bench` for the fixed-depth benchmark; `play` for a game in the terminal; `tune` for the
+//! evaluation tuner.
 
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
@@ -55,6 +56,7 @@ fn main() {
                 .collect();
             tengen::solve::run(&files, std::time::Duration::from_millis(ms));
         }
+        Some("tune") => std::process::exit(tune_main(&args[1..])),
         Some("--help") | Some("-h") | Some("help") => {
             println!("usage: pbrain-tengen            speak the Gomocup (pbrain) protocol on stdin/stdout");
             println!("       pbrain-tengen --strength N   the same at playing level N (0..100, 100 = full)");
@@ -63,10 +65,135 @@ fn main() {
                 tengen::bench::DEFAULT_DEPTH
             );
             println!("       pbrain-tengen play [OPTIONS]  a game in the terminal against Tengen (play --help)");
+            println!("       pbrain-tengen tune gen|fit [OPTIONS]  self-play data and evaluation tuning (tune --help)");
         }
         Some(other) => {
             eprintln!("unknown subcommand '{other}'; try --help");
             std::process::exit(2);
+        }
+    }
+}
+
+const TUNE_USAGE: &str = "\
+usage: pbrain-tengen tune gen [--out FILE] [--games N] [--minutes M] [--depth D] [--nodes N]
+                              [--seed S] [--openings DIR] [--book-share P] [--sizes 15,20]
+                              [--rules freestyle,standard,renju,caro] [--noise P] [--noise-plies N]
+         self-play games for the tuner, appended to FILE (default tune-games.txt); defaults:
+         2000 games or 20 minutes, depth 3, 20000 nodes a move, books from scripts/openings
+       pbrain-tengen tune fit FILE... [--iters N] [--lr X] [--l2 X] [--k K] [--valid-every N]
+                              [--separate] [--nonneg] [--verbose]
+         fits K to the current weights, then the weights (logistic regression, Adam), on the
+         quiet positions of the games (every 10th game held out for validation); prints the
+         losses and the constants for src/eval/classical.rs; --nonneg keeps the weights >= 0,
+         --separate also fits separate side-to-move / opponent weights (needs a board change)";
+
+/// `pbrain-tengen tune gen|fit …`.
+fn tune_main(args: &[String]) -> i32 {
+    use tengen::eval::{tune, tune_data};
+    let mut it = args.iter();
+    let sub = it.next().map(String::as_str);
+    let mut opts: Vec<(String, Option<String>)> = Vec::new();
+    let mut files = Vec::new();
+    let flags = ["--separate", "--verbose", "--nonneg", "--help", "-h"];
+    while let Some(a) = it.next() {
+        if let Some((k, v)) = a.split_once('=').filter(|_| a.starts_with("--")) {
+            opts.push((k.to_string(), Some(v.to_string())));
+        } else if flags.contains(&a.as_str()) {
+            opts.push((a.clone(), None));
+        } else if a.starts_with("--") {
+            opts.push((a.clone(), it.next().cloned()));
+        } else {
+            files.push(std::path::PathBuf::from(a));
+        }
+    }
+    if sub.is_none() || opts.iter().any(|(k, _)| k == "--help" || k == "-h") {
+        println!("{TUNE_USAGE}");
+        return if sub.is_none() { 2 } else { 0 };
+    }
+    fn num<T: std::str::FromStr>(k: &str, v: &Option<String>) -> Result<T, String> {
+        v.as_deref()
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| format!("{k} needs a number"))
+    }
+    let result: Result<(), String> = match sub {
+        Some("gen") => (|| {
+            let mut g = tune_data::GenOptions::default();
+            for (k, v) in &opts {
+                match k.as_str() {
+                    "--out" => g.out = v.clone().ok_or("--out needs a file")?.into(),
+                    "--games" => g.games = num(k, v)?,
+                    "--minutes" => {
+                        g.time = std::time::Duration::from_secs_f64(num::<f64>(k, v)? * 60.0)
+                    }
+                    "--depth" => g.depth = num(k, v)?,
+                    "--nodes" => g.nodes = num(k, v)?,
+                    "--seed" => g.seed = num(k, v)?,
+                    "--openings" => g.openings = v.clone().ok_or("--openings needs a dir")?.into(),
+                    "--book-share" => g.book_share = num(k, v)?,
+                    "--noise" => g.noise = num(k, v)?,
+                    "--noise-plies" => g.noise_plies = num(k, v)?,
+                    "--sizes" => {
+                        g.sizes = v
+                            .as_deref()
+                            .unwrap_or("")
+                            .split(',')
+                            .map(|s| s.parse().ok().filter(|n| (5..=32).contains(n)))
+                            .collect::<Option<_>>()
+                            .ok_or("--sizes needs sizes 5..32 like 15,20")?
+                    }
+                    "--rules" => {
+                        g.rules = v
+                            .as_deref()
+                            .unwrap_or("")
+                            .split(',')
+                            .map(tengen::game::Rule::from_name)
+                            .collect::<Option<_>>()
+                            .ok_or("--rules needs rule names like freestyle,renju")?
+                    }
+                    _ => return Err(format!("unknown option {k} for tune gen")),
+                }
+            }
+            if g.sizes.is_empty() || g.rules.is_empty() {
+                return Err("no sizes or rules to play".into());
+            }
+            tune_data::generate(&g)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        })(),
+        Some("fit") => (|| {
+            let mut t = tune::TuneOptions {
+                files: files.clone(),
+                fit: tune::FitOptions::default(),
+                k: None,
+                valid_every: 10,
+                separate: false,
+            };
+            for (k, v) in &opts {
+                match k.as_str() {
+                    "--iters" => t.fit.iters = num(k, v)?,
+                    "--lr" => t.fit.lr = num(k, v)?,
+                    "--l2" => t.fit.l2 = num(k, v)?,
+                    "--k" => t.k = Some(num(k, v)?),
+                    "--valid-every" => t.valid_every = num(k, v)?,
+                    "--separate" => t.separate = true,
+                    "--verbose" => t.fit.report_every = 250,
+                    "--nonneg" => t.fit.nonneg = true,
+                    _ => return Err(format!("unknown option {k} for tune fit")),
+                }
+            }
+            if t.files.is_empty() {
+                return Err("tune fit needs game files (from tune gen)".into());
+            }
+            tune::run(&t).map_err(|e| e.to_string())
+        })(),
+        Some(other) => Err(format!("unknown tune command '{other}'")),
+        None => unreachable!(),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("tune: {e}\n{TUNE_USAGE}");
+            2
         }
     }
 }

@@ -21,8 +21,13 @@ pub const C_OPEN_FOUR: Class = 6;
 pub const C_FIVE: Class = 7;
 pub const CLASS_COUNT: usize = 8;
 
-/// Value of a single direction's pattern for the cell's owner.
-const PATTERN_VALUE: [i32; Pattern::COUNT] = [0, 2, 7, 9, 30, 36, 120, 600];
+/// Value of a single direction's pattern for the cell's owner (indexed by [`Pattern`]). The
+/// values, [`CLASS_BONUS`] and [`TEMPO_NUM`] were fitted by `pbrain-tengen tune fit` (see
+/// `eval::tune`) to 1397 self-play games; `Five` and `C_FIVE` are not fitted.
+pub const PATTERN_VALUE: [i32; Pattern::COUNT] = [0, 5, 6, 14, 35, 71, 116, 600];
+
+/// Bonus of a cell's class (indexed by [`Class`]) on top of its four pattern values.
+pub const CLASS_BONUS: [i32; CLASS_COUNT] = [0, -6, 5, -37, 1, 285, 145, 0];
 
 /// Class and score of a cell from its four direction patterns.
 #[inline]
@@ -47,25 +52,20 @@ pub fn cell_value(pats: [Pattern; 4]) -> (Class, i32) {
         C_DOUBLE_THREE
     } else if threes == 1 {
         C_THREE
-    } else if score > 0 {
+    } else if counts[Pattern::None as usize] < 4 {
         C_QUIET
     } else {
         C_NONE
     };
-    let bonus = match class {
-        C_OPEN_FOUR => 150,
-        C_FOUR_THREE => 100,
-        C_DOUBLE_THREE => 60,
-        _ => 0,
-    };
-    (class, score + bonus)
+    (class, score + CLASS_BONUS[class as usize])
 }
 
 /// Weight of the side to move's own potential relative to the opponent's (in sixteenths):
 /// the side to move gets to use its threats first.
-pub const TEMPO_NUM: i32 = 20;
+pub const TEMPO_NUM: i32 = 23;
 
-/// The static evaluation for the side to move from the two potential sums.
+/// The static evaluation for the side to move from the two potential sums (the tuner's model,
+/// `eval::tune`, mirrors this formula).
 #[inline]
 pub fn evaluate(own_sum: i32, opp_sum: i32) -> i32 {
     (own_sum * TEMPO_NUM) / 16 - opp_sum

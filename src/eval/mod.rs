@@ -1,2 +1,4 @@
 //! Position evaluation.
 pub mod classical;
+pub mod tune;
+pub mod tune_data;
