@@ -290,7 +290,8 @@ fn keyword_case(rng: &mut Rng, s: &str) -> String {
 
 /// A run of blanks between tokens (ASCII whitespace only: what the parser splits on).
 fn blank(rng: &mut Rng) -> &'static str {
-    *rng.pick(&[" ", " ", " ", " ", "  ", "\t", " \t ", "\x0c", "   "])
+    const BLANKS: [&str; 9] = [" ", " ", " ", " ", "  ", "\t", " \t ", "\x0c", "   "];
+    BLANKS[rng.below(BLANKS.len())]
 }
 
 fn number(rng: &mut Rng) -> String {
@@ -333,7 +334,7 @@ fn garbage_bytes(rng: &mut Rng, max_len: usize) -> Vec<u8> {
 fn point_text(rng: &mut Rng) -> String {
     let (x, y) = (number(rng), number(rng));
     match rng.below(12) {
-        0 => format!("{x}"),
+        0 => x.to_string(),
         1 => format!("{x},{y},{}", number(rng)),
         2 => format!("{x} , {y}"),
         3 => format!("{x},"),
@@ -462,15 +463,16 @@ fn mutate(rng: &mut Rng, line: &mut Vec<u8>) {
             2 if at < line.len() => line[at] = rng.next() as u8,
             3 => line.truncate(at),
             4 => {
-                let bad: &[u8] = *rng.pick(&[
-                    &b"\xff"[..],
+                const BAD: [&[u8]; 7] = [
+                    b"\xff",
                     b"\xc3",
                     b"\xe2\x82",
                     b"\xed\xa0\x80",
                     b"\x00",
                     b"\xef\xbb\xbf",
                     b"\xc2\xa0",
-                ]);
+                ];
+                let bad = BAD[rng.below(BAD.len())];
                 for (i, &b) in bad.iter().enumerate() {
                     line.insert(at + i, b);
                 }
@@ -707,33 +709,26 @@ fn first_token(line: &[u8]) -> String {
 
 fn check_command(c: &Command) -> Result<(), String> {
     match c {
-        Command::Start { width, height } => {
-            if !(5..=32).contains(width) || !(5..=32).contains(height) {
-                return Err(format!("START size {width}x{height} outside 5..32"));
-            }
+        Command::Start { width, height }
+            if !(5..=32).contains(width) || !(5..=32).contains(height) =>
+        {
+            return Err(format!("START size {width}x{height} outside 5..32"));
         }
-        Command::Block { stones, .. } => {
-            if stones.len() > 2 * 32 * 32 {
-                return Err(format!("block of {} stones", stones.len()));
-            }
+        Command::Block { stones, .. } if stones.len() > 2 * 32 * 32 => {
+            return Err(format!("block of {} stones", stones.len()));
         }
-        Command::Info { key, .. } => {
+        Command::Info { key, .. }
             if key.is_empty()
                 || key.bytes().any(|b| b.is_ascii_whitespace())
-                || *key != key.to_ascii_uppercase()
-            {
-                return Err(format!("bad INFO key {key:?}"));
-            }
+                || *key != key.to_ascii_uppercase() =>
+        {
+            return Err(format!("bad INFO key {key:?}"));
         }
-        Command::NBest(n) => {
-            if !(1..=1024).contains(n) {
-                return Err(format!("YXNBEST count {n} outside 1..1024"));
-            }
+        Command::NBest(n) if !(1..=1024).contains(n) => {
+            return Err(format!("YXNBEST count {n} outside 1..1024"));
         }
-        Command::Balance { bias, .. } => {
-            if bias.abs() > 20_000 {
-                return Err(format!("balance bias {bias} outside ±20000"));
-            }
+        Command::Balance { bias, .. } if bias.abs() > 20_000 => {
+            return Err(format!("balance bias {bias} outside ±20000"));
         }
         Command::Invalid(s) | Command::Unknown(s) => {
             if !printable_line(s) {
@@ -1661,10 +1656,13 @@ impl Gen {
                 let &(x, y, _) = self.rng.pick(&m.history);
                 let nx = x as i64 + self.rng.range(-2, 2);
                 let ny = y as i64 + self.rng.range(-2, 2);
-                if nx >= 0 && ny >= 0 && (nx as usize) < w && (ny as usize) < h {
-                    if m.at(nx as usize, ny as usize) == EMPTY {
-                        return Some((nx as usize, ny as usize));
-                    }
+                if nx >= 0
+                    && ny >= 0
+                    && (nx as usize) < w
+                    && (ny as usize) < h
+                    && m.at(nx as usize, ny as usize) == EMPTY
+                {
+                    return Some((nx as usize, ny as usize));
                 }
             }
         }
