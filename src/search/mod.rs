@@ -26,6 +26,9 @@ const VCF_DEPTH: i32 = 8;
 const MAX_VCF_FOURS: usize = 60;
 /// Root VCF node budget per millisecond of the hard time limit.
 const VCF_NODES_PER_MS: u64 = 100;
+/// Iterations from this depth search a window of this half-width around the last score first.
+const ASPIRATION_DEPTH: i32 = 4;
+const ASPIRATION_WINDOW: i32 = 60;
 /// Null-move pruning from this remaining depth.
 const NULL_MIN_DEPTH: i32 = 3;
 /// Quiet moves are skipped at this depth and below when the static evaluation is this far
@@ -354,7 +357,32 @@ impl Searcher {
             1
         };
         for depth in first_depth..=max_depth {
-            let (score, best) = self.search_root(&mut board, &mut root, depth, observer);
+            // Aspiration: a window around the last score, widened on the side that fails.
+            let (mut lo, mut hi) = if depth >= ASPIRATION_DEPTH && report.score.abs() < WIN_BOUND {
+                (
+                    report.score - ASPIRATION_WINDOW,
+                    report.score + ASPIRATION_WINDOW,
+                )
+            } else {
+                (-INF, INF)
+            };
+            let (score, best) = loop {
+                let (score, best) =
+                    self.search_root(&mut board, &mut root, depth, lo, hi, observer);
+                if self.aborted {
+                    break (score, best);
+                }
+                if score <= lo && lo > -INF {
+                    lo = -INF;
+                } else if score >= hi && hi < INF {
+                    if let Some(m) = best {
+                        root.bring_to_front(m);
+                    }
+                    hi = INF;
+                } else {
+                    break (score, best);
+                }
+            };
             if self.aborted {
                 // A root move proven better than the previous best in this iteration is kept.
                 if let Some(m) = best {
@@ -392,10 +420,12 @@ impl Searcher {
         board: &mut Board,
         root: &mut MoveList,
         depth: i32,
+        lo: i32,
+        hi: i32,
         observer: &mut dyn Observer,
     ) -> (i32, Option<Pos>) {
         let me = board.side_to_move();
-        let (mut alpha, beta) = (-INF, INF);
+        let (mut alpha, beta) = (lo, hi);
         let mut best = None;
         self.pv_len[0] = 0;
         for i in 0..root.len() {
@@ -421,6 +451,9 @@ impl Searcher {
                 alpha = score;
                 best = Some(m);
                 self.update_pv(0, m);
+                if alpha >= beta {
+                    break;
+                }
             }
         }
         (alpha, best)
