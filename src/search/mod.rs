@@ -2,9 +2,11 @@
 //! (VCF) at the horizon.
 
 pub mod movepick;
+pub mod root_threats;
 pub mod threat;
 pub mod time;
 pub mod tt;
+pub mod vct;
 
 use crate::eval::classical::{self, C_FIVE, C_FOUR, C_OPEN_FOUR, C_THREE};
 use crate::game::{Board, Pos};
@@ -23,9 +25,9 @@ pub const MAX_PLY: usize = 120;
 /// Four-moves the threat search may chain at the horizon.
 const VCF_DEPTH: i32 = 8;
 /// Longest VCF the root solver looks for, in attacker moves.
-const MAX_VCF_FOURS: usize = 60;
+const MAX_VCF_FOURS: usize = 112;
 /// Root VCF node budget per millisecond of the hard time limit.
-const VCF_NODES_PER_MS: u64 = 100;
+const VCF_NODES_PER_MS: u64 = 500;
 /// Iterations from this depth search a window of this half-width around the last score first.
 const ASPIRATION_DEPTH: i32 = 4;
 const ASPIRATION_WINDOW: i32 = 60;
@@ -320,22 +322,8 @@ impl Searcher {
         if root.is_empty() {
             return report;
         }
-        if excluded.is_empty() && !self.is_helper {
-            // A win by continuous fours ends the game without a search.
-            let budget = (self.limits.hard.as_millis().min(u64::MAX as u128) as u64)
-                .saturating_mul(VCF_NODES_PER_MS)
-                .clamp(2_000, 1_000_000);
-            // At most a third of the move's time: the search needs the rest when there is none.
-            let deadline = self.limits.start.checked_add(self.limits.hard / 3);
-            if let Some((m, threats)) = self.vcf.solve(&mut board, MAX_VCF_FOURS, budget, deadline)
-            {
-                report.best = m;
-                // `threats` threats then the five, with the defender's replies between them.
-                report.score = WIN - (2 * threats as i32 + 1);
-                report.pv = vec![m];
-                report.elapsed = self.limits.start.elapsed();
-                return report;
-            }
+        if let Some(r) = self.root_threats(&mut board, excluded) {
+            return r;
         }
         if root.len() <= 1 && excluded.is_empty() {
             // Nothing to choose: answer at once.

@@ -1,53 +1,109 @@
-//! Threat-space solvers: VCF (victory by continuous fours) and VCT (by continuous threats: fours
-//! and open threes).
+//! The VCF solver (victory by continuous fours); the VCT solver is in [`super::vct`].
 //!
-//! The attacker plays only threats; after a four the defender's reply is forced, after an open
-//! three the defender may block on any point of the threatened line or counter with a four of its
-//! own (the move generator's defence list), and every one of those replies must lose. Renju-aware
-//! through the move generators: black's threats never land on forbidden points, and a white four
-//! whose completion point black may not block wins.
+//! The attacker plays only fours; the defender's reply is forced (a block, or a five of its own,
+//! which refutes the line). When the defender's block makes a four, the attacker must block it
+//! and goes on only if that block is a four too. Renju-aware: black's fours never land on
+//! forbidden points, and a white four whose completion point black may not block wins.
+//!
+//! Search: a few iterations of increasing length find short wins cheaply, then one depth-first
+//! pass at the full length with a table of refuted positions finds long forced lines (the
+//! 70–90-four renju problems) without re-searching them for every length.
 
-use super::movepick::{generate, MoveList, Situation};
-use crate::eval::classical::{Class, C_DOUBLE_THREE, C_FIVE, C_FOUR, C_OPEN_FOUR, C_THREE};
-use crate::game::{Board, Pos};
+use crate::eval::classical::{C_FIVE, C_FOUR, C_OPEN_FOUR};
+use crate::game::{Board, Color, Pos};
 use std::time::Instant;
 
 /// Entries of the table of refuted attacks.
-const REFUTED_SIZE: usize = 1 << 16;
+const REFUTED_SIZE: usize = 1 << 20;
+/// Threat limits searched by iterative deepening before the single full-length pass.
+const SHALLOW_THREATS: usize = 4;
 
-/// Search state: the kind of threats allowed, a node budget, one move list per ply, and a table
+/// Search state: a node budget, one move list per ply, and a table
 /// of positions where the attacker was shown to have no win within some number of threats.
 pub struct ThreatSolver {
-    threes: bool,
     nodes_left: u64,
+    budget: u64,
+    /// Mixed into the table's keys, new for every call: older entries never match.
+    salt: u64,
     deadline: Option<Instant>,
-    lists: Vec<MoveList>,
+    lists: Vec<Vec<(Pos, i32)>>,
     refuted: Vec<(u64, u8)>,
+    refuted_size: usize,
+    /// The winning line found (attacker and defender moves by ply) and its length.
+    line: Vec<Pos>,
+    line_len: usize,
+    /// The VCT solver the root threat stage runs after this one.
+    pub vct: super::vct::VctSolver,
 }
 
 impl ThreatSolver {
     /// A solver for wins by fours only.
     pub fn vcf() -> ThreatSolver {
         ThreatSolver {
-            threes: false,
             nodes_left: 0,
+            budget: 0,
+            salt: 0,
             deadline: None,
             lists: Vec::new(),
             refuted: Vec::new(),
+            refuted_size: REFUTED_SIZE,
+            line: Vec::new(),
+            line_len: 0,
+            vct: super::vct::VctSolver::new(),
         }
     }
 
-    /// A solver for wins by fours and open threes.
-    pub fn vct() -> ThreatSolver {
+    /// Nodes searched by the last call.
+    pub fn nodes(&self) -> u64 {
+        self.budget - self.nodes_left
+    }
+
+    #[inline]
+    fn refuted_slot(&self, key: u64) -> usize {
+        (key >> 40) as usize & (self.refuted_size - 1)
+    }
+
+    /// A VCF solver with a small table, for the checks inside the VCT search.
+    pub fn small() -> ThreatSolver {
         ThreatSolver {
-            threes: true,
+            refuted_size: 1 << 16,
             ..Self::vcf()
         }
     }
 
-    #[inline]
-    fn refuted_slot(key: u64) -> usize {
-        (key >> 40) as usize & (REFUTED_SIZE - 1)
+    /// A VCF of at most `max_threats` fours in one depth-first pass within `budget` nodes: the
+    /// whole line (attacker fours and defender blocks, ending with the winning move).
+    pub fn solve_line(
+        &mut self,
+        board: &mut Board,
+        max_threats: usize,
+        budget: u64,
+    ) -> Option<&[Pos]> {
+        self.start(max_threats, budget, None);
+        self.attack(board, max_threats, 0)?;
+        Some(&self.line[..self.line_len])
+    }
+
+    fn start(&mut self, max_threats: usize, budget: u64, deadline: Option<Instant>) {
+        self.nodes_left = budget;
+        self.budget = budget;
+        self.deadline = deadline;
+        // Positions are exact only within one call: the rule or board may change between calls.
+        // A new salt retires the old entries without clearing the table.
+        self.salt = self
+            .salt
+            .wrapping_add(0x9E37_79B9_7F4A_7C15)
+            .wrapping_mul(0xBF58_476D_1CE4_E5B9)
+            | 1;
+        if self.refuted.is_empty() {
+            self.refuted.resize(self.refuted_size, (0, 0));
+        }
+        // An attacker ply and a defender ply per threat.
+        let plies = 2 * max_threats + 2;
+        if self.lists.len() < plies {
+            self.lists.resize_with(plies, Vec::new);
+            self.line.resize(plies, Pos::NONE);
+        }
     }
 
     /// A first move of a forced win for the side to move and the number of attacker threats it
@@ -60,21 +116,17 @@ impl ThreatSolver {
         budget: u64,
         deadline: Option<Instant>,
     ) -> Option<(Pos, usize)> {
-        self.nodes_left = budget;
-        self.deadline = deadline;
-        // Positions are exact only within one call: the rule or board may change between calls.
-        self.refuted.clear();
-        self.refuted.resize(REFUTED_SIZE, (0, 0));
-        // An attacker ply and a defender ply per threat.
-        let plies = 2 * max_threats + 2;
-        if self.lists.len() < plies {
-            self.lists.resize_with(plies, MoveList::with_capacity);
-        }
+        self.start(max_threats, budget, deadline);
         if board.class_count(board.side_to_move(), C_FIVE) > 0 {
             return self.attack(board, 0, 0).map(|m| (m, 0));
         }
-        // Iterative deepening finds the shortest win first and keeps the tree small.
-        for limit in 1..=max_threats {
+        // Short wins first, by iterative deepening (cheap, and a game wants the shortest win);
+        // then one depth-first pass at the full length. Within one pass a position is always
+        // met with the same number of threats left (each threat adds two stones), so the table
+        // of refuted positions is exact there and long forced lines cost little more than their
+        // length.
+        let shallow = max_threats.min(SHALLOW_THREATS);
+        for limit in (1..=shallow).chain((max_threats > shallow).then_some(max_threats)) {
             match self.attack(board, limit, 0) {
                 Some(m) => return Some((m, limit)),
                 None if self.nodes_left == 0 => return None,
@@ -84,13 +136,7 @@ impl ThreatSolver {
         None
     }
 
-    /// Whether the attacker may use a move of this class as a threat.
-    #[inline]
-    fn is_threat(&self, class: Class) -> bool {
-        class >= C_FOUR || (self.threes && (C_THREE..=C_DOUBLE_THREE).contains(&class))
-    }
-
-    /// The attacker to move: the move that wins within `left` threats.
+    /// The attacker to move: the move that wins within `left` fours.
     fn attack(&mut self, board: &mut Board, left: usize, ply: usize) -> Option<Pos> {
         if self.nodes_left == 0 {
             return None;
@@ -101,64 +147,64 @@ impl ThreatSolver {
             self.nodes_left = 0;
             return None;
         }
-        let key = board.hash();
-        let slot = Self::refuted_slot(key);
+        let me = board.side_to_move();
+        let opp = me.other();
+        if board.class_count(me, C_FIVE) > 0 {
+            let five = board
+                .cells_iter()
+                .find(|&p| board.is_empty(p) && board.class(me, p) == C_FIVE);
+            if let Some(m) = five {
+                self.line[ply] = m;
+                self.line_len = ply + 1;
+            }
+            return five;
+        }
+        if left == 0 {
+            return None;
+        }
+        let key = board.hash() ^ self.salt;
+        let slot = self.refuted_slot(key);
         if self.refuted[slot].0 == key && self.refuted[slot].1 as usize >= left {
             return None;
         }
-        let me = board.side_to_move();
-        let opp = me.other();
-        let mut list = std::mem::take(&mut self.lists[ply]);
-        let situation = generate(board, &mut list);
-        let result = match situation {
-            Situation::Win => Some(list.get(0)),
-            _ if left == 0 => None,
-            Situation::BlockFive => {
-                // Forced to block: the attack goes on only if the block is itself a threat.
-                if board.class_count(opp, C_FIVE) >= 2 || list.len() != 1 {
-                    None
-                } else {
-                    let m = list.get(0);
-                    (board.class(me, m) >= C_FOUR || self.is_threat(board.class(me, m)))
-                        .then_some(m)
-                        .filter(|&m| self.threat_wins(board, m, left, ply))
+        let result = if board.class_count(opp, C_FIVE) > 0 {
+            // Forced to block: the attack goes on only if the block is itself a four.
+            if board.class_count(opp, C_FIVE) >= 2 {
+                None
+            } else {
+                board
+                    .cells_iter()
+                    .find(|&p| board.is_empty(p) && board.class(opp, p) == C_FIVE)
+                    .filter(|&m| board.class(me, m) >= C_FOUR && board.is_legal(m, me))
+                    .filter(|&m| self.threat_wins(board, m, left, ply))
+            }
+        } else {
+            let mut list = std::mem::take(&mut self.lists[ply]);
+            Self::fours(board, &mut list);
+            let unanswerable = (C_FOUR..=C_OPEN_FOUR).all(|c| board.class_count(opp, c) == 0);
+            let mut found = None;
+            for &(m, _) in list.iter() {
+                // An open four (or a double four) the opponent cannot answer with a four.
+                if unanswerable && board.class(me, m) == C_OPEN_FOUR {
+                    self.line_len = ply + 1;
+                    found = Some(m);
+                    break;
+                }
+                if self.threat_wins(board, m, left, ply) {
+                    found = Some(m);
+                    break;
+                }
+                if self.nodes_left == 0 {
+                    break;
                 }
             }
-            _ => {
-                // Threats only; against the opponent's open three only fours keep the initiative.
-                let threes = self.threes && situation == Situation::Normal;
-                let unanswerable = (C_FOUR..=C_OPEN_FOUR).all(|c| board.class_count(opp, c) == 0);
-                let mut threats = [(Pos::NONE, 0i32); 64];
-                let mut n = 0;
-                for m in list.iter() {
-                    let class = board.class(me, m);
-                    if n < threats.len() && (class >= C_FOUR || (threes && self.is_threat(class))) {
-                        threats[n] = (m, class as i32 * 10_000 + board.cell_score(me, m));
-                        n += 1;
-                    }
-                }
-                // Strongest threats first; the sort is stable, ties keep board order.
-                threats[..n].sort_by_key(|t| std::cmp::Reverse(t.1));
-                let mut found = None;
-                for &(m, _) in &threats[..n] {
-                    if unanswerable && board.class(me, m) == C_OPEN_FOUR {
-                        found = Some(m);
-                        break;
-                    }
-                    if self.threat_wins(board, m, left, ply) {
-                        found = Some(m);
-                        break;
-                    }
-                    if self.nodes_left == 0 {
-                        break;
-                    }
-                }
-                found
-            }
+            self.lists[ply] = list;
+            found
         };
-        self.lists[ply] = list;
-        if result.is_none() && self.nodes_left > 0 {
-            self.refuted[slot] = (key, left as u8);
+        match result {
+            Some(m) => self.line[ply] = m,
+            None if self.nodes_left > 0 => self.refuted[slot] = (key, left as u8),
+            None => {}
         }
         result
     }
@@ -172,39 +218,77 @@ impl ThreatSolver {
         wins
     }
 
-    /// The defender to move after a threat: whether the attacker wins against every reply.
+    /// The side to move's legal fours, best first: fours on a line through one of the last two
+    /// moves and near it (a long VCF mostly goes on where it just was), then by class and value.
+    fn fours(board: &mut Board, list: &mut Vec<(Pos, i32)>) {
+        list.clear();
+        let me = board.side_to_move();
+        if board.count_at_least(me, C_FOUR) == 0 {
+            return;
+        }
+        let history = board.history();
+        let mut recent = [Pos::NONE; 2];
+        for (r, &(p, _)) in recent.iter_mut().zip(history.iter().rev()) {
+            *r = p;
+        }
+        for p in board.cells_iter() {
+            if !board.is_empty(p) {
+                continue;
+            }
+            let class = board.class(me, p);
+            if class < C_FOUR {
+                continue;
+            }
+            let near = recent.iter().any(|&q| {
+                if q.is_none() {
+                    return false;
+                }
+                let (dx, dy) = (p.x().abs_diff(q.x()), p.y().abs_diff(q.y()));
+                dx.max(dy) <= 4 && (dx == 0 || dy == 0 || dx == dy)
+            });
+            let score = near as i32 * 100_000 + class as i32 * 1_000 + board.cell_score(me, p);
+            list.push((p, score));
+        }
+        if board.rule().has_forbidden() && me == Color::Black {
+            list.retain(|&(p, _)| board.is_legal(p, me));
+        }
+        // Stable: equal scores keep board order, so results are deterministic.
+        list.sort_by_key(|&(_, s)| std::cmp::Reverse(s));
+    }
+
+    /// The defender to move after a four: whether the attacker wins against the forced block.
     fn defend(&mut self, board: &mut Board, left: usize, ply: usize) -> bool {
         let me = board.side_to_move();
         let opp = me.other();
         if board.class_count(me, C_FIVE) > 0 {
             return false;
         }
-        if board.class_count(opp, C_FIVE) >= 2 {
-            return true;
-        }
-        let mut list = std::mem::take(&mut self.lists[ply]);
-        let situation = generate(board, &mut list);
-        let wins = match situation {
-            // No threat to answer: the attacker's move did not force anything.
-            Situation::Normal | Situation::Win => false,
-            // No legal block (black's block is forbidden), or every reply loses.
-            Situation::BlockFive | Situation::Defend => {
-                let mut all_lose = true;
-                for i in 0..list.len() {
-                    let reply = list.get(i);
-                    board.play(reply, me);
-                    let wins = self.attack(board, left, ply + 1).is_some();
-                    board.undo();
-                    if !wins {
-                        all_lose = false;
-                        break;
-                    }
+        match board.class_count(opp, C_FIVE) {
+            // The attacker's move did not force anything.
+            0 => false,
+            1 => {
+                let block = board
+                    .cells_iter()
+                    .find(|&p| board.is_empty(p) && board.class(opp, p) == C_FIVE)
+                    .expect("counted");
+                // A block black may not play (a forbidden point) is no block.
+                if !board.is_legal(block, me) {
+                    self.line_len = ply;
+                    return true;
                 }
-                all_lose
+                board.play(block, me);
+                let wins = self.attack(board, left, ply + 1).is_some();
+                board.undo();
+                if wins {
+                    self.line[ply] = block;
+                }
+                wins
             }
-        };
-        self.lists[ply] = list;
-        wins
+            _ => {
+                self.line_len = ply;
+                true
+            }
+        }
     }
 }
 
@@ -240,18 +324,5 @@ mod tests {
         // Without the column stones there are only fours that can be blocked.
         let mut b = board(&[(6, 7), (7, 7), (9, 7)], &[(5, 7), (0, 0), (0, 2)]);
         assert_eq!(ThreatSolver::vcf().solve(&mut b, 10, 100_000, None), None);
-    }
-
-    #[test]
-    fn vct_finds_a_double_open_three_that_vcf_cannot() {
-        // Two open twos crossing at (7,7): the double three there wins by threats, not by fours.
-        let mut b = board(
-            &[(5, 7), (6, 7), (7, 5), (7, 6)],
-            &[(0, 0), (14, 0), (0, 14), (14, 14)],
-        );
-        assert_eq!(ThreatSolver::vcf().solve(&mut b, 10, 100_000, None), None);
-        assert!(ThreatSolver::vct()
-            .solve(&mut b, 6, 200_000, None)
-            .is_some());
     }
 }

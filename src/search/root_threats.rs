@@ -1,0 +1,215 @@
+//! The root threat stage: before the alpha-beta search, a win by continuous fours (VCF) and then
+//! by continuous threats (VCT) ends the game without one. Both run on a small share of the
+//! move's time, VCF first: when neither finds a win, the search keeps the rest.
+
+use super::{Report, Searcher, MAX_VCF_FOURS, VCF_NODES_PER_MS, WIN};
+use crate::game::{Board, Pos};
+use std::time::Duration;
+
+/// Longest VCT the root stage looks for, in attacker moves.
+const MAX_VCT_THREATS: usize = 24;
+/// Root VCT node budget per millisecond of the hard time limit.
+const VCT_NODES_PER_MS: u64 = 50;
+/// Bounds of the root VCT node budget.
+const VCT_NODES_MIN: u64 = 1_000;
+const VCT_NODES_MAX: u64 = 200_000;
+/// Share of the hard limit (from the start of the move) the VCT may run until.
+const VCT_TIME_DIVISOR: u32 = 5;
+/// A VCT's length is not known; its score says a win in this many attacker moves.
+const VCT_SCORE_THREATS: i32 = 2 * MAX_VCT_THREATS as i32;
+
+impl Searcher {
+    /// The root threat stage of the main thread of a full root search: `Some` report with the
+    /// winning move when the side to move wins by fours or threats.
+    pub(super) fn root_threats(&mut self, board: &mut Board, excluded: &[Pos]) -> Option<Report> {
+        if !excluded.is_empty() || self.is_helper {
+            return None;
+        }
+        let hard_ms = self.limits.hard.as_millis().min(u64::MAX as u128) as u64;
+        let untimed = self.limits.hard == Duration::MAX;
+        // A win by continuous fours: at most a third of the move's time.
+        let budget = hard_ms
+            .saturating_mul(VCF_NODES_PER_MS)
+            .clamp(2_000, 1_000_000);
+        let deadline = self.limits.start.checked_add(self.limits.hard / 3);
+        let found = self
+            .vcf
+            .solve(board, MAX_VCF_FOURS, budget, deadline)
+            // `threats` fours then the five, with the defender's replies between them.
+            .map(|(m, threats)| (m, 2 * threats as i32 + 1))
+            .or_else(|| {
+                // A win by threats: a fifth of the move at most (counted from its start). Not in
+                // searches without a clock (fixed depth: bench, tests, reproducible games).
+                if untimed {
+                    return None;
+                }
+                let budget = hard_ms
+                    .saturating_mul(VCT_NODES_PER_MS)
+                    .clamp(VCT_NODES_MIN, VCT_NODES_MAX);
+                let deadline = self
+                    .limits
+                    .start
+                    .checked_add(self.limits.hard / VCT_TIME_DIVISOR);
+                if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                    return None;
+                }
+                self.vcf
+                    .vct
+                    .solve(board, MAX_VCT_THREATS, budget, deadline)
+                    .map(|m| (m, 2 * VCT_SCORE_THREATS + 1))
+            })?;
+        let (m, plies) = found;
+        Some(Report {
+            best: m,
+            score: WIN - plies,
+            depth: 0,
+            nodes: 0,
+            elapsed: self.limits.start.elapsed(),
+            pv: vec![m],
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::threat::ThreatSolver;
+    use super::super::vct::VctSolver;
+    use crate::eval::classical::{C_FIVE, C_FOUR};
+    use crate::game::{Board, Pos};
+    use crate::search::{SearchLimits, Searcher, WIN_BOUND};
+    use std::time::Duration;
+
+    /// Puzzles copied from `../shared/positions` (vcf.txt, vct.txt).
+    fn puzzle(id: &str) -> (Board, Vec<Pos>) {
+        let p = include_str!("testdata/threats.txt")
+            .lines()
+            .filter_map(crate::solve::parse_line)
+            .find(|p| p.id == id)
+            .expect("puzzle in testdata");
+        (p.board, p.answers)
+    }
+
+    /// Replays a VCF line on its own: every attacker move a legal four, every reply the only
+    /// block, and the last move a five.
+    fn check_vcf_line(board: &Board, line: &[Pos]) {
+        let mut b = board.clone();
+        let attacker = b.side_to_move();
+        for (i, &m) in line.iter().enumerate() {
+            let me = b.side_to_move();
+            assert!(b.is_empty(m) && b.is_legal(m, me), "move {i} {m} is legal");
+            if me == attacker {
+                if b.is_winning_move(m, me) {
+                    assert_eq!(i + 1, line.len(), "the five ends the line");
+                    return;
+                }
+                assert!(b.class(me, m) >= C_FOUR, "move {i} {m} is a four");
+            } else {
+                assert_eq!(
+                    b.class(attacker, m),
+                    C_FIVE,
+                    "reply {i} {m} blocks the five"
+                );
+            }
+            b.play(m, me);
+        }
+        // Lines may end when the defender cannot block (two fives, or a forbidden block).
+        let fives: Vec<Pos> = b
+            .cells_iter()
+            .filter(|&p| b.is_empty(p) && b.class(attacker, p) == C_FIVE)
+            .collect();
+        let defender = attacker.other();
+        assert!(
+            fives.len() >= 2 || fives.iter().all(|&p| !b.is_legal(p, defender)),
+            "the line ends in an unstoppable five"
+        );
+    }
+
+    #[test]
+    fn long_renju_vcfs_are_found_in_one_pass_and_replay() {
+        for (id, budget) in [
+            ("vcf-mintaka-025", 200_000),
+            ("vcf-mintaka-026", 200_000),
+            ("vcf-quintet-016", 2_000_000),
+        ] {
+            let (mut b, answers) = puzzle(id);
+            let mut s = ThreatSolver::vcf();
+            let line = s
+                .solve_line(&mut b, 112, budget)
+                .unwrap_or_else(|| panic!("{id}: a VCF"))
+                .to_vec();
+            check_vcf_line(&b, &line);
+            if id != "vcf-quintet-016" {
+                assert!(answers.contains(&line[0]), "{id}: {}", line[0]);
+            }
+        }
+    }
+
+    #[test]
+    fn short_renju_vcts_are_found() {
+        for id in [
+            "vct-quintet-006",
+            "vct-quintet-007",
+            "vct-quintet-008",
+            "vct-quintet-009",
+            "vct-quintet-011",
+        ] {
+            let (mut b, answers) = puzzle(id);
+            let mut s = VctSolver::new();
+            let m = s.solve(&mut b, 12, 300_000, None);
+            assert!(m.is_some_and(|m| answers.contains(&m)), "{id}: {m:?}");
+        }
+    }
+
+    #[test]
+    fn vct_with_a_quiet_vcf_threat_is_found() {
+        // The first move makes no three: it threatens a VCF (a "fukumi" move).
+        let (mut b, answers) = puzzle("vct-quintet-010");
+        let m = VctSolver::new().solve(&mut b, 16, 3_000_000, None);
+        assert!(m.is_some_and(|m| answers.contains(&m)), "{m:?}");
+    }
+
+    #[test]
+    fn the_root_stage_answers_a_vcf_with_a_mate_score() {
+        let (b, answers) = puzzle("vcf-mintaka-025");
+        let limits = SearchLimits {
+            soft: Duration::from_secs(5),
+            hard: Duration::from_secs(5),
+            ..SearchLimits::depth(64)
+        };
+        let r = Searcher::new(1 << 20).think(&b, limits, |_| {});
+        assert!(r.score > WIN_BOUND && answers.contains(&r.best), "{r:?}");
+    }
+
+    #[test]
+    #[ignore]
+    fn print_threat_puzzles() {
+        for line in include_str!("testdata/threats.txt").lines() {
+            let Some(p) = crate::solve::parse_line(line) else {
+                continue;
+            };
+            let mut b = p.board;
+            let t = std::time::Instant::now();
+            if p.id.starts_with("vcf") {
+                let mut s = ThreatSolver::vcf();
+                let r = s.solve(&mut b, 112, 10_000_000, None);
+                println!(
+                    "{}: vcf {r:?} answers {:?} nodes {} {:?}",
+                    p.id,
+                    p.answers,
+                    s.nodes(),
+                    t.elapsed()
+                );
+            } else {
+                let mut s = VctSolver::new();
+                let r = s.solve(&mut b, 24, 5_000_000, None);
+                println!(
+                    "{}: vct {r:?} answers {:?} nodes {} {:?}",
+                    p.id,
+                    p.answers,
+                    s.nodes(),
+                    t.elapsed()
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,547 @@
+//! The VCT solver (victory by continuous threats: fours and open threes), a depth-first
+//! proof-number search (df-pn) with a transposition table.
+//!
+//! OR nodes (attacker to move): the attacker's fours and, unless the defender has an open three
+//! of its own, its open threes; a five wins; a defender's four must be blocked (the block is the
+//! only child, and the attack must still stand after it).
+//! AND nodes (defender to move): against a four the block; against an open three every four of
+//! the defender (counter-threats: a defender's VCF is played out through them) and every point
+//! that leaves the attacker without an open-four point, which includes the ends and the far
+//! points of a split three. A move of the attacker that leaves no legal open-four point (a renju
+//! three whose four point is forbidden for black) threatens nothing and refutes the line.
+//! Renju: black never plays a forbidden point; white may win through them (a block on a
+//! forbidden point is no block).
+
+use super::threat::ThreatSolver;
+use crate::eval::classical::{C_DOUBLE_THREE, C_FIVE, C_FOUR, C_OPEN_FOUR, C_THREE};
+use crate::game::pattern::Pattern;
+use crate::game::pos::{CELLS, DIRS};
+use crate::game::{Board, Color, Pos};
+use std::time::Instant;
+
+/// Proof and disproof numbers at or above this are infinite.
+const INF: u32 = u32::MAX / 4;
+/// Transposition table entries (16 bytes each).
+const TABLE_SIZE: usize = 1 << 20;
+/// VCF checks inside the search: fours, nodes, cache entries, points kept of a line.
+const CHECK_FOURS: usize = 10;
+const CHECK_NODES: u64 = 300;
+/// Budget of the VCF check that may prove an attacker's node at once.
+const OR_CHECK_NODES: u64 = 300;
+const VCF_CACHE: usize = 1 << 18;
+/// Initial proof number of a quiet attacking move (a three gets half, a four 1).
+const QUIET_PN: u32 = 4;
+const VCF_LINE: usize = 2 * CHECK_FOURS + 2;
+
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    key: u64,
+    pn: u32,
+    dn: u32,
+}
+
+/// The df-pn VCT solver: its table, budget and per-ply child lists.
+pub struct VctSolver {
+    table: Vec<Entry>,
+    /// Position keys: the board's hash at the root, then these per stone added.
+    zobrist: Vec<[u64; 2]>,
+    nodes: u64,
+    budget: u64,
+    deadline: Option<Instant>,
+    aborted: bool,
+    max_ply: usize,
+    /// Children of the node at each ply: move and child key.
+    lists: Vec<Vec<(Pos, u64, u32)>>,
+    root_win: Pos,
+    /// Mixed into every key, new for every call.
+    salt: u64,
+    /// VCF checks inside the search (made lazily: it holds a VCT solver of its own, unused).
+    vcf: Option<Box<ThreatSolver>>,
+    /// Cache of VCF checks by position key: found or not, and the line's points.
+    vcf_cache: Vec<VcfEntry>,
+}
+
+#[derive(Clone, Copy)]
+struct VcfEntry {
+    key: u64,
+    found: bool,
+    len: u8,
+    line: [Pos; VCF_LINE],
+}
+
+impl Default for VcfEntry {
+    fn default() -> Self {
+        VcfEntry {
+            key: 0,
+            found: false,
+            len: 0,
+            line: [Pos::NONE; VCF_LINE],
+        }
+    }
+}
+
+impl Default for VctSolver {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// What a node is before its children are searched.
+enum Node {
+    Proven,
+    Disproven,
+    Children,
+}
+
+impl VctSolver {
+    pub fn new() -> VctSolver {
+        let mut state = 0x243F_6A88_85A3_08D3u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        let zobrist = (0..CELLS).map(|_| [next(), next()]).collect();
+        VctSolver {
+            table: Vec::new(),
+            zobrist,
+            nodes: 0,
+            budget: 0,
+            deadline: None,
+            aborted: false,
+            max_ply: 0,
+            lists: Vec::new(),
+            root_win: Pos::NONE,
+            salt: 0,
+            vcf: None,
+            vcf_cache: Vec::new(),
+        }
+    }
+
+    /// Nodes searched by the last call.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// A first move of a win by continuous threats for the side to move, with at most
+    /// `max_threats` attacker moves, searching at most `budget` nodes and until `deadline`.
+    pub fn solve(
+        &mut self,
+        board: &mut Board,
+        max_threats: usize,
+        budget: u64,
+        deadline: Option<Instant>,
+    ) -> Option<Pos> {
+        if self.table.is_empty() {
+            self.table = vec![Entry::default(); TABLE_SIZE];
+            self.vcf_cache = vec![VcfEntry::default(); VCF_CACHE];
+        }
+        // Positions are exact only within one call (rule, board and root change): a new salt in
+        // every key retires the older entries without clearing the tables.
+        self.salt = self
+            .salt
+            .wrapping_add(0x9E37_79B9_7F4A_7C15)
+            .wrapping_mul(0xBF58_476D_1CE4_E5B9)
+            | 1;
+        self.nodes = 0;
+        self.budget = budget;
+        self.deadline = deadline;
+        self.aborted = false;
+        self.max_ply = 2 * max_threats;
+        self.root_win = Pos::NONE;
+        if self.lists.len() < self.max_ply + 2 {
+            self.lists.resize_with(self.max_ply + 2, Vec::new);
+        }
+        let key = board.hash() ^ self.salt;
+        let (pn, _) = self.mid(board, key, 0, INF - 1, INF - 1);
+        (pn == 0 && !self.root_win.is_none()).then_some(self.root_win)
+    }
+
+    #[inline]
+    fn child_key(&self, key: u64, p: Pos, c: Color) -> u64 {
+        !(key ^ self.zobrist[p.idx()][c.idx()])
+    }
+
+    #[inline]
+    fn lookup(&self, key: u64) -> (u32, u32) {
+        self.lookup_or(key, 1)
+    }
+
+    /// The numbers of a node, or `init` and 1 when it was never searched.
+    #[inline]
+    fn lookup_or(&self, key: u64, init: u32) -> (u32, u32) {
+        let e = &self.table[key as usize & (TABLE_SIZE - 1)];
+        if e.key == key {
+            (e.pn, e.dn)
+        } else {
+            (init, 1)
+        }
+    }
+
+    #[inline]
+    fn store(&mut self, key: u64, pn: u32, dn: u32) {
+        self.table[key as usize & (TABLE_SIZE - 1)] = Entry { key, pn, dn };
+    }
+
+    /// The single point where `c` completes a five, if it has exactly one.
+    fn five_point(board: &Board, c: Color) -> Option<Pos> {
+        board
+            .cells_iter()
+            .find(|&p| board.is_empty(p) && board.class(c, p) == C_FIVE)
+    }
+
+    /// Whether `c` has an open four (or double four) point it may play.
+    fn has_open_four_point(board: &mut Board, c: Color) -> bool {
+        if board.class_count(c, C_OPEN_FOUR) == 0 {
+            return false;
+        }
+        if c == Color::White || !board.rule().has_forbidden() {
+            return true;
+        }
+        let cells: Vec<Pos> = board
+            .cells_iter()
+            .filter(|&p| board.is_empty(p) && board.class(c, p) == C_OPEN_FOUR)
+            .collect();
+        cells.into_iter().any(|p| board.is_legal(p, c))
+    }
+
+    /// Terminal status or the children of the node, into `lists[ply]`.
+    fn expand(&mut self, board: &mut Board, key: u64, ply: usize, or: bool) -> Node {
+        let me = board.side_to_move();
+        let opp = me.other();
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        list.clear();
+        let node = if or {
+            self.expand_attack(board, key, ply, me, opp, &mut list)
+        } else {
+            self.expand_defence(board, key, me, opp, &mut list)
+        };
+        self.lists[ply] = list;
+        node
+    }
+
+    /// Whether `attacker`, were it to move now, wins by fours (within the check's limits);
+    /// the cached entry holds the line. `key` is the node's key (the cache salts it by side).
+    fn vcf_check(&mut self, board: &mut Board, key: u64, attacker: Color, budget: u64) -> VcfEntry {
+        let key = key ^ (0x51AB_3C0D_77E1_9A2F_u64.wrapping_mul(attacker.idx() as u64 + 1));
+        let slot = (key >> 20) as usize & (VCF_CACHE - 1);
+        if self.vcf_cache[slot].key == key {
+            return self.vcf_cache[slot];
+        }
+        let solver = self
+            .vcf
+            .get_or_insert_with(|| Box::new(ThreatSolver::small()));
+        let side = board.side_to_move();
+        board.set_side_to_move(attacker);
+        let mut entry = VcfEntry {
+            key,
+            ..VcfEntry::default()
+        };
+        if let Some(line) = solver.solve_line(board, CHECK_FOURS, budget) {
+            entry.found = true;
+            let n = line.len().min(VCF_LINE);
+            entry.len = n as u8;
+            entry.line[..n].copy_from_slice(&line[..n]);
+        }
+        self.nodes += solver.nodes() / 4;
+        board.set_side_to_move(side);
+        self.vcf_cache[slot] = entry;
+        entry
+    }
+
+    /// Whether a stone of `c` on `p` makes a three (a four one move away) or an open two, or
+    /// twos in two lines: the quiet moves that may start a VCF threat.
+    fn builds(board: &Board, c: Color, p: Pos) -> bool {
+        let mut twos = 0;
+        for d in 0..4 {
+            match board.pattern(c, d, p) {
+                Pattern::Three | Pattern::OpenTwo => return true,
+                Pattern::Two => twos += 1,
+                _ => {}
+            }
+        }
+        twos >= 2
+    }
+
+    fn expand_attack(
+        &mut self,
+        board: &mut Board,
+        key: u64,
+        ply: usize,
+        me: Color,
+        opp: Color,
+        list: &mut Vec<(Pos, u64, u32)>,
+    ) -> Node {
+        if board.class_count(me, C_FIVE) > 0 {
+            return Node::Proven;
+        }
+        // The length limit (also on forced blocks: the defender's fours are finite, but a
+        // table of lists is not).
+        if ply >= self.max_ply {
+            return Node::Disproven;
+        }
+        match board.class_count(opp, C_FIVE) {
+            0 => {}
+            1 => {
+                let block = Self::five_point(board, opp).expect("counted");
+                if !board.is_legal(block, me) {
+                    return Node::Disproven;
+                }
+                list.push((block, self.child_key(key, block, me), 1));
+                return Node::Children;
+            }
+            _ => return Node::Disproven,
+        }
+        if self.vcf_check(board, key, me, OR_CHECK_NODES).found {
+            return Node::Proven;
+        }
+        // Against the defender's open three only fours keep the initiative.
+        let quiet = !Self::has_open_four_point(board, opp);
+        let mut scored: Vec<(Pos, i32)> = Vec::new();
+        for p in board.cells_iter() {
+            if !board.is_empty(p) || !board.near(p) {
+                continue;
+            }
+            let class = board.class(me, p);
+            let threat = class >= C_FOUR
+                || (quiet && (C_THREE..=C_DOUBLE_THREE).contains(&class))
+                // A quiet move that builds on two lines may threaten a VCF.
+                || (quiet && Self::builds(board, me, p));
+            if threat && board.is_legal(p, me) {
+                let score =
+                    class as i32 * 10_000 + board.cell_score(me, p) + board.cell_score(opp, p);
+                scored.push((p, score));
+            }
+        }
+        if scored.is_empty() {
+            return Node::Disproven;
+        }
+        scored.sort_by_key(|s| std::cmp::Reverse(s.1));
+        // Initial proof numbers: fours are the cheapest to prove, quiet moves the dearest.
+        list.extend(scored.iter().map(|&(p, score)| {
+            let init = match (score / 10_000) as u8 {
+                c if c >= C_FOUR => 1,
+                C_THREE | C_DOUBLE_THREE => QUIET_PN / 2,
+                _ => QUIET_PN,
+            };
+            (p, self.child_key(key, p, me), init)
+        }));
+        Node::Children
+    }
+
+    fn expand_defence(
+        &mut self,
+        board: &mut Board,
+        key: u64,
+        me: Color,
+        opp: Color,
+        list: &mut Vec<(Pos, u64, u32)>,
+    ) -> Node {
+        if board.class_count(me, C_FIVE) > 0 {
+            return Node::Disproven;
+        }
+        match board.class_count(opp, C_FIVE) {
+            0 => {}
+            1 => {
+                let block = Self::five_point(board, opp).expect("counted");
+                if !board.is_legal(block, me) {
+                    return Node::Proven;
+                }
+                list.push((block, self.child_key(key, block, me), 1));
+                return Node::Children;
+            }
+            _ => return Node::Proven,
+        }
+        let mut scored: Vec<(Pos, i32)> = Vec::new();
+        if Self::has_open_four_point(board, opp) {
+            // An open three: the defender's fours, and the points that take away every
+            // open-four point (the ends, and the far points where they count).
+            for p in board.cells_iter() {
+                if !board.is_empty(p) {
+                    continue;
+                }
+                let (mine, theirs) = (board.class(me, p), board.class(opp, p));
+                if (mine < C_FOUR && theirs < C_FOUR) || !board.is_legal(p, me) {
+                    continue;
+                }
+                if mine < C_FOUR {
+                    board.play(p, me);
+                    let stops = !Self::has_open_four_point(board, opp);
+                    board.undo();
+                    if !stops {
+                        continue;
+                    }
+                }
+                let score =
+                    mine as i32 * 10_000 + board.cell_score(opp, p) + board.cell_score(me, p);
+                scored.push((p, score));
+            }
+        } else {
+            let vcf = self.vcf_check(board, key, opp, CHECK_NODES);
+            if !vcf.found {
+                // The attacker's last move threatens nothing.
+                return Node::Disproven;
+            }
+            // A VCF threat: any move may stop it (a block on its line, a stone that turns one
+            // of its blocks into a four, ...), so every move near the stones or on the line's
+            // lines is a defence to refute; the defender's fours and the points of the attacker's line come first.
+            // A move that does not stop the VCF is proven at once by the child's VCF check.
+            let line = &vcf.line[..vcf.len as usize];
+            // The cells within four steps of the line's points along the four directions: a
+            // stone there may spoil one of the line's fives.
+            let mut zone = vec![false; CELLS];
+            for &q in line {
+                for &d in &DIRS {
+                    for k in -4..=4 {
+                        zone[q.step(d, k).idx()] = true;
+                    }
+                }
+            }
+            for p in board.cells_iter() {
+                if !board.is_empty(p) {
+                    continue;
+                }
+                let mine = board.class(me, p);
+                if !(zone[p.idx()] || mine >= C_FOUR) || !board.is_legal(p, me) {
+                    continue;
+                }
+                let on_line = line.contains(&p) as i32;
+                let score = (mine >= C_FOUR) as i32 * 200_000
+                    + on_line * 100_000
+                    + board.cell_score(opp, p)
+                    + board.cell_score(me, p);
+                scored.push((p, score));
+            }
+        }
+        if scored.is_empty() {
+            return Node::Proven;
+        }
+        scored.sort_by_key(|s| std::cmp::Reverse(s.1));
+        list.extend(
+            scored
+                .iter()
+                .map(|&(p, _)| (p, self.child_key(key, p, me), 1)),
+        );
+        Node::Children
+    }
+
+    /// Multiple-iterative deepening: searches the node until its proof number reaches `thpn`
+    /// or its disproof number `thdn`; returns them.
+    fn mid(&mut self, board: &mut Board, key: u64, ply: usize, thpn: u32, thdn: u32) -> (u32, u32) {
+        self.nodes += 1;
+        if self.nodes >= self.budget
+            || (self.nodes % 256 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d))
+        {
+            self.aborted = true;
+        }
+        if self.aborted {
+            return self.lookup(key);
+        }
+        let or = ply % 2 == 0;
+        match self.expand(board, key, ply, or) {
+            Node::Proven => {
+                self.store(key, 0, INF);
+                return (0, INF);
+            }
+            Node::Disproven => {
+                self.store(key, INF, 0);
+                return (INF, 0);
+            }
+            Node::Children => {}
+        }
+        let me = board.side_to_move();
+        let n = self.lists[ply].len();
+        loop {
+            // The node's numbers from its children, the most proving child and the runner-up.
+            let (mut pn, mut dn) = if or { (INF, 0u32) } else { (0u32, INF) };
+            let mut best = 0;
+            let mut best_num = INF;
+            let mut second = INF;
+            let (mut best_pn, mut best_dn) = (INF, INF);
+            for i in 0..n {
+                let (_, ck, init) = self.lists[ply][i];
+                let (cpn, cdn) = self.lookup_or(ck, init);
+                let (num, other) = if or { (cpn, cdn) } else { (cdn, cpn) };
+                if or {
+                    pn = pn.min(cpn);
+                    dn = dn.saturating_add(cdn).min(INF);
+                } else {
+                    pn = pn.saturating_add(cpn).min(INF);
+                    dn = dn.min(cdn);
+                }
+                let _ = other;
+                if num < best_num {
+                    second = best_num;
+                    best_num = num;
+                    best = i;
+                    best_pn = cpn;
+                    best_dn = cdn;
+                } else if num < second {
+                    second = num;
+                }
+            }
+            if pn == 0 && ply == 0 {
+                // The proven child (the one with proof number 0) is the win.
+                if let Some(&(m, _, _)) = self.lists[0]
+                    .iter()
+                    .find(|&&(_, ck, _)| self.lookup(ck).0 == 0)
+                {
+                    self.root_win = m;
+                }
+            }
+            if pn >= thpn || dn >= thdn || pn == 0 || dn == 0 || self.aborted {
+                self.store(key, pn, dn);
+                return (pn, dn);
+            }
+            // Thresholds for the chosen child (with the 1 + 1/4 trick against thrashing).
+            let grow = |x: u32| x.saturating_add(x / 2).saturating_add(1).min(INF - 1);
+            let (cthpn, cthdn) = if or {
+                (thpn.min(grow(second)), thdn - dn + best_dn)
+            } else {
+                (thpn - pn + best_pn, thdn.min(grow(second)))
+            };
+            let (m, ck, _) = self.lists[ply][best];
+            board.play(m, me);
+            let (cpn, cdn) = self.mid(board, ck, ply + 1, cthpn, cthdn);
+            board.undo();
+            self.store(ck, cpn, cdn);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Rule;
+
+    fn board(black: &[(i64, i64)], white: &[(i64, i64)]) -> Board {
+        let mut b = Board::new(15, 15, Rule::Freestyle).unwrap();
+        for &(x, y) in black {
+            b.try_play(x, y, Color::Black).unwrap();
+        }
+        for &(x, y) in white {
+            b.try_play(x, y, Color::White).unwrap();
+        }
+        b.set_side_to_move(Color::Black);
+        b
+    }
+
+    #[test]
+    fn vct_finds_a_double_open_three_that_vcf_cannot() {
+        // Two open twos crossing at (7,7): the double three there wins by threats, not by fours.
+        let mut b = board(
+            &[(5, 7), (6, 7), (7, 5), (7, 6)],
+            &[(0, 0), (14, 0), (0, 14), (14, 14)],
+        );
+        assert_eq!(
+            super::super::threat::ThreatSolver::vcf().solve(&mut b, 10, 100_000, None),
+            None
+        );
+        assert!(VctSolver::new().solve(&mut b, 6, 200_000, None).is_some());
+        // A lone stone is no win.
+        let mut b = board(&[(7, 7)], &[(0, 0)]);
+        assert_eq!(VctSolver::new().solve(&mut b, 6, 200_000, None), None);
+    }
+}
