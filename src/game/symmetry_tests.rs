@@ -126,11 +126,14 @@ struct Snapshot {
     keys: Vec<[u32; 4]>,
     near: Vec<bool>,
     /// Per empty cell and colour: class, score, the four direction patterns, a win.
-    cell_info: Vec<[(Class, i32, [u8; 4], bool); 2]>,
+    cell_info: Vec<[CellInfo; 2]>,
     fouls: Vec<Option<Foul>>,
     score_sum: [i32; 2],
     class_count: [[usize; CLASS_COUNT]; 2],
 }
+
+/// What the board says about one empty cell for one colour.
+type CellInfo = (Class, i32, [u8; 4], bool);
 
 fn snapshot(b: &mut Board, with_fouls: bool) -> Snapshot {
     let cells: Vec<Pos> = b.cells_iter().collect();
