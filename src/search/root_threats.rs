@@ -36,9 +36,10 @@ impl Searcher {
             .saturating_mul(VCF_NODES_PER_MS)
             .clamp(2_000, 1_000_000);
         let deadline = self.limits.start.checked_add(self.limits.hard / 3);
-        let found = self
-            .vcf
-            .solve(board, MAX_VCF_FOURS, budget, deadline)
+        let vcf = self.vcf.solve(board, MAX_VCF_FOURS, budget, deadline);
+        // The stage's nodes count with the search's (bench totals, nodes per second).
+        self.nodes += self.vcf.nodes();
+        let found = vcf
             // `threats` fours then the five, with the defender's replies between them.
             .map(|(m, threats)| (m, 2 * threats as i32 + 1))
             .or_else(|| {
@@ -67,7 +68,7 @@ impl Searcher {
             best: m,
             score: WIN - plies,
             depth: 0,
-            nodes: 0,
+            nodes: self.nodes,
             elapsed: self.limits.start.elapsed(),
             pv: vec![m],
         })

@@ -96,7 +96,8 @@ impl ThreatSolver {
             .wrapping_mul(0xBF58_476D_1CE4_E5B9)
             | 1;
         if self.refuted.is_empty() {
-            self.refuted.resize(self.refuted_size, (0, 0));
+            // Zeroed allocation: pages are touched only when an entry is written.
+            self.refuted = vec![(0, 0); self.refuted_size];
         }
         // An attacker ply and a defender ply per threat.
         let plies = 2 * max_threats + 2;
