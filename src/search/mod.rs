@@ -588,7 +588,7 @@ impl Searcher {
                 score = -self.pvs(board, d, -beta, -alpha, ply + 1, pv_node);
             } else {
                 let reduction = if quiet && depth >= LMR_DEPTH && i >= LMR_FIRST {
-                    1 + (depth >= 6 && i >= 2 * LMR_FIRST + 4) as i32
+                    1 + (i >= 10) as i32 + (depth >= 6 && i >= 20) as i32
                 } else {
                     0
                 };
