@@ -54,7 +54,12 @@ fn main() {
                 .filter(|a| !a.starts_with("--"))
                 .cloned()
                 .collect();
-            tengen::solve::run(&files, std::time::Duration::from_millis(ms));
+            let solver = if args.iter().any(|a| a == "--solvers") {
+                tengen::solve::Solver::Threats
+            } else {
+                tengen::solve::Solver::Engine
+            };
+            tengen::solve::run(&files, std::time::Duration::from_millis(ms), solver);
         }
         Some("tune") => std::process::exit(tune_main(&args[1..])),
         Some("--help") | Some("-h") | Some("help") => {
@@ -63,6 +68,9 @@ fn main() {
             println!(
                 "       pbrain-tengen bench [D]  fixed-depth benchmark (default depth {})",
                 tengen::bench::DEFAULT_DEPTH
+            );
+            println!(
+                "       pbrain-tengen solve [--ms=N] [--solvers] FILE...  labelled VCF/VCT puzzles"
             );
             println!("       pbrain-tengen play [OPTIONS]  a game in the terminal against Tengen (play --help)");
             println!("       pbrain-tengen tune gen|fit [OPTIONS]  self-play data and evaluation tuning (tune --help)");

@@ -1,9 +1,15 @@
-//! `solve`: runs the search on labelled tactical positions (the `vcf*.txt` / `vct*.txt` corpus
-//! format) and reports how many it wins with a correct first move within the time limit.
+//! `solve`: runs the search (or, with `--solvers`, the threat solvers alone) on labelled tactical
+//! positions (the `vcf*.txt` / `vct*.txt` corpus format) and reports how many it wins with a
+//! correct first move within the time limit.
 
 use crate::game::{Board, Color, Pos, Rule};
-use crate::search::{SearchLimits, Searcher, WIN_BOUND};
+use crate::search::threat::ThreatSolver;
+use crate::search::vct::VctSolver;
+use crate::search::{Report, SearchLimits, Searcher, MAX_VCF_FOURS, WIN, WIN_BOUND};
 use std::time::{Duration, Instant};
+
+/// Longest VCT the threat-solver mode looks for, in attacker moves.
+const MAX_VCT_THREATS: usize = 24;
 
 /// One labelled position.
 pub struct Puzzle {
@@ -13,6 +19,8 @@ pub struct Puzzle {
     pub answers: Vec<Pos>,
     /// Whether the list of winning first moves may be incomplete (`answer_set=partial`).
     pub partial: bool,
+    /// A win by continuous threats is asked for (`task=vct`), not only by fours.
+    pub vct: bool,
 }
 
 fn points(list: &str) -> Vec<(i64, i64)> {
@@ -65,13 +73,43 @@ pub fn parse_line(line: &str) -> Option<Puzzle> {
         board,
         answers,
         partial: field("answer_set") == Some("partial"),
+        vct: field("task") == Some("vct"),
     })
+}
+
+/// Who answers a puzzle.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Solver {
+    /// The engine's own search, as in a game with that much time per move.
+    Engine,
+    /// The threat solvers alone: VCF for `task=vcf`, the df-pn VCT for `task=vct`.
+    Threats,
+}
+
+/// The threat solvers' answer: a first move and whether it was found, with their own clock.
+fn threat_answer(
+    puzzle: &Puzzle,
+    vcf: &mut ThreatSolver,
+    vct: &mut VctSolver,
+    limit: Duration,
+) -> (Pos, bool, Duration) {
+    let start = Instant::now();
+    let deadline = start.checked_add(limit);
+    let mut board = puzzle.board.clone();
+    let found = if puzzle.vct {
+        vct.solve(&mut board, MAX_VCT_THREATS, u64::MAX, deadline)
+    } else {
+        vcf.solve(&mut board, MAX_VCF_FOURS, u64::MAX, deadline)
+            .map(|(m, _)| m)
+    };
+    (found.unwrap_or(Pos::NONE), found.is_some(), start.elapsed())
 }
 
 /// Solves every puzzle in `files` with `limit` per puzzle; prints a line per failure and a
 /// summary per file. Returns (solved, total).
-pub fn run(files: &[String], limit: Duration) -> (usize, usize) {
+pub fn run(files: &[String], limit: Duration, solver: Solver) -> (usize, usize) {
     let mut searcher = Searcher::new(64 << 20);
+    let (mut vcf, mut vct) = (ThreatSolver::vcf(), VctSolver::new());
     let (mut solved_all, mut total_all) = (0, 0);
     for file in files {
         let text = match std::fs::read_to_string(file) {
@@ -85,14 +123,29 @@ pub fn run(files: &[String], limit: Duration) -> (usize, usize) {
         let mut slowest = Duration::ZERO;
         for puzzle in text.lines().filter_map(parse_line) {
             total += 1;
-            searcher.clear_tt();
-            let limits = SearchLimits {
-                soft: limit,
-                hard: limit,
-                start: Instant::now(),
-                ..SearchLimits::depth(64)
+            let report = match solver {
+                Solver::Engine => {
+                    searcher.clear_tt();
+                    let limits = SearchLimits {
+                        soft: limit,
+                        hard: limit,
+                        start: Instant::now(),
+                        ..SearchLimits::depth(64)
+                    };
+                    searcher.think(&puzzle.board, limits, |_| {})
+                }
+                Solver::Threats => {
+                    let (best, won, elapsed) = threat_answer(&puzzle, &mut vcf, &mut vct, limit);
+                    Report {
+                        best,
+                        score: if won { WIN } else { 0 },
+                        depth: 0,
+                        nodes: if puzzle.vct { vct.nodes() } else { vcf.nodes() },
+                        elapsed,
+                        pv: Vec::new(),
+                    }
+                }
             };
-            let report = searcher.think(&puzzle.board, limits, |_| {});
             let ok = report.score > WIN_BOUND && puzzle.answers.contains(&report.best);
             if ok {
                 solved += 1;
@@ -102,11 +155,19 @@ pub fn run(files: &[String], limit: Duration) -> (usize, usize) {
                 // told apart (the list may be incomplete).
                 let claims_other = report.score > WIN_BOUND && puzzle.partial;
                 unlisted += claims_other as usize;
+                let best = if report.best.is_none() {
+                    "-".to_string()
+                } else {
+                    report.best.to_string()
+                };
+                let score = match solver {
+                    Solver::Engine => report.score_text(),
+                    Solver::Threats if report.score > WIN_BOUND => "win".to_string(),
+                    Solver::Threats => "none".to_string(),
+                };
                 println!(
-                    "unsolved {} best {} score {} depth {} {} ms{}",
+                    "unsolved {} best {best} score {score} depth {} {} ms{}",
                     puzzle.id,
-                    report.best,
-                    report.score_text(),
                     report.depth,
                     report.elapsed.as_millis(),
                     if claims_other {

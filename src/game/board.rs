@@ -421,6 +421,13 @@ impl Board {
     pub fn rule(&self) -> Rule {
         self.rule
     }
+    /// What playing `c` on `p` XORs into [`Board::hash`] (the stone and the side to move), so a
+    /// child's key is known without playing the move.
+    #[inline]
+    pub fn move_key(p: Pos, c: Color) -> u64 {
+        ZOBRIST[c.idx()][p.idx()] ^ ZOBRIST_WHITE_TO_MOVE
+    }
+
     #[inline]
     pub fn hash(&self) -> u64 {
         if self.side_to_move == Color::White {

@@ -25,7 +25,7 @@ pub const MAX_PLY: usize = 120;
 /// Four-moves the threat search may chain at the horizon.
 const VCF_DEPTH: i32 = 8;
 /// Longest VCF the root solver looks for, in attacker moves.
-const MAX_VCF_FOURS: usize = 112;
+pub const MAX_VCF_FOURS: usize = 112;
 /// Root VCF node budget per millisecond of the hard time limit.
 const VCF_NODES_PER_MS: u64 = 500;
 /// Iterations from this depth search a window of this half-width around the last score first.

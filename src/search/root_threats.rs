@@ -1,72 +1,32 @@
-//! The root threat stage: before the alpha-beta search, a win by continuous fours (VCF) and then
-//! by continuous threats (VCT) ends the game without one. Both run on a small share of the
-//! move's time, VCF first: when neither finds a win, the search keeps the rest.
+//! The root threat stage: before the alpha-beta search, a win by continuous fours (VCF) ends the
+//! game without one. It runs on at most a third of the move's time; when it finds no win, the
+//! search keeps the rest. (A VCT stage after it, at a fifth of the move, cost 34 Elo in renju
+//! games at 0.2 s per move — the search finds most of those wins itself — so the df-pn VCT
+//! solver in `vct.rs` serves `pbrain-tengen solve --solvers` only.)
 
 use super::{Report, Searcher, MAX_VCF_FOURS, VCF_NODES_PER_MS, WIN};
 use crate::game::{Board, Pos};
-use std::time::Duration;
-
-/// Longest VCT the root stage looks for, in attacker moves.
-const MAX_VCT_THREATS: usize = 24;
-/// Root VCT node budget per millisecond of the hard time limit.
-const VCT_NODES_PER_MS: u64 = 50;
-/// Bounds of the root VCT node budget.
-const VCT_NODES_MIN: u64 = 1_000;
-const VCT_NODES_MAX: u64 = 200_000;
-/// Share of the hard limit (from the start of the move) the VCT may run until.
-const VCT_TIME_DIVISOR: u32 = 5;
-/// Whether timed searches run the VCT stage. Off: at a fifth of the move it cost 34 Elo
-/// (renju 15x15, 0.2 s/move, 70-85 against the same build without it; SPRT H0), as the main
-/// search finds most of these wins itself and the stage takes its time from every move.
-const VCT_IN_GAMES: bool = false;
-/// A VCT's length is not known; its score says a win in this many attacker moves.
-const VCT_SCORE_THREATS: i32 = 2 * MAX_VCT_THREATS as i32;
 
 impl Searcher {
     /// The root threat stage of the main thread of a full root search: `Some` report with the
-    /// winning move when the side to move wins by fours or threats.
+    /// winning move when the side to move wins by continuous fours.
     pub(super) fn root_threats(&mut self, board: &mut Board, excluded: &[Pos]) -> Option<Report> {
         if !excluded.is_empty() || self.is_helper {
             return None;
         }
         let hard_ms = self.limits.hard.as_millis().min(u64::MAX as u128) as u64;
-        let untimed = self.limits.hard == Duration::MAX;
-        // A win by continuous fours: at most a third of the move's time.
         let budget = hard_ms
             .saturating_mul(VCF_NODES_PER_MS)
             .clamp(2_000, 1_000_000);
         let deadline = self.limits.start.checked_add(self.limits.hard / 3);
-        let vcf = self.vcf.solve(board, MAX_VCF_FOURS, budget, deadline);
+        let found = self.vcf.solve(board, MAX_VCF_FOURS, budget, deadline);
         // The stage's nodes count with the search's (bench totals, nodes per second).
         self.nodes += self.vcf.nodes();
-        let found = vcf
-            // `threats` fours then the five, with the defender's replies between them.
-            .map(|(m, threats)| (m, 2 * threats as i32 + 1))
-            .or_else(|| {
-                // A win by threats: a fifth of the move at most (counted from its start). Not in
-                // searches without a clock (fixed depth: bench, tests, reproducible games).
-                if untimed || !VCT_IN_GAMES {
-                    return None;
-                }
-                let budget = hard_ms
-                    .saturating_mul(VCT_NODES_PER_MS)
-                    .clamp(VCT_NODES_MIN, VCT_NODES_MAX);
-                let deadline = self
-                    .limits
-                    .start
-                    .checked_add(self.limits.hard / VCT_TIME_DIVISOR);
-                if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-                    return None;
-                }
-                self.vcf
-                    .vct
-                    .solve(board, MAX_VCT_THREATS, budget, deadline)
-                    .map(|m| (m, 2 * VCT_SCORE_THREATS + 1))
-            })?;
-        let (m, plies) = found;
+        let (m, threats) = found?;
         Some(Report {
             best: m,
-            score: WIN - plies,
+            // `threats` fours then the five, with the defender's replies between them.
+            score: WIN - (2 * threats as i32 + 1),
             depth: 0,
             nodes: self.nodes,
             elapsed: self.limits.start.elapsed(),
@@ -183,38 +143,5 @@ mod tests {
         };
         let r = Searcher::new(1 << 20).think(&b, limits, |_| {});
         assert!(r.score > WIN_BOUND && answers.contains(&r.best), "{r:?}");
-    }
-
-    #[test]
-    #[ignore]
-    fn print_threat_puzzles() {
-        for line in include_str!("testdata/threats.txt").lines() {
-            let Some(p) = crate::solve::parse_line(line) else {
-                continue;
-            };
-            let mut b = p.board;
-            let t = std::time::Instant::now();
-            if p.id.starts_with("vcf") {
-                let mut s = ThreatSolver::vcf();
-                let r = s.solve(&mut b, 112, 10_000_000, None);
-                println!(
-                    "{}: vcf {r:?} answers {:?} nodes {} {:?}",
-                    p.id,
-                    p.answers,
-                    s.nodes(),
-                    t.elapsed()
-                );
-            } else {
-                let mut s = VctSolver::new();
-                let r = s.solve(&mut b, 24, 5_000_000, None);
-                println!(
-                    "{}: vct {r:?} answers {:?} nodes {} {:?}",
-                    p.id,
-                    p.answers,
-                    s.nodes(),
-                    t.elapsed()
-                );
-            }
-        }
     }
 }

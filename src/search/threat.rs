@@ -32,8 +32,6 @@ pub struct ThreatSolver {
     /// The winning line found (attacker and defender moves by ply) and its length.
     line: Vec<Pos>,
     line_len: usize,
-    /// The VCT solver the root threat stage runs after this one.
-    pub vct: super::vct::VctSolver,
 }
 
 impl ThreatSolver {
@@ -49,7 +47,6 @@ impl ThreatSolver {
             refuted_size: REFUTED_SIZE,
             line: Vec::new(),
             line_len: 0,
-            vct: super::vct::VctSolver::new(),
         }
     }
 
@@ -294,11 +291,12 @@ impl ThreatSolver {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::game::{Color, Rule};
 
-    fn board(black: &[(i64, i64)], white: &[(i64, i64)]) -> Board {
+    /// A freestyle 15x15 board with these stones, black to move (the VCT tests use it too).
+    pub(in crate::search) fn board(black: &[(i64, i64)], white: &[(i64, i64)]) -> Board {
         let mut b = Board::new(15, 15, Rule::Freestyle).unwrap();
         for &(x, y) in black {
             b.try_play(x, y, Color::Black).unwrap();

@@ -43,8 +43,6 @@ struct Entry {
 /// The df-pn VCT solver: its table, budget and per-ply child lists.
 pub struct VctSolver {
     table: Vec<Entry>,
-    /// Position keys: the board's hash at the root, then these per stone added.
-    zobrist: Vec<[u64; 2]>,
     nodes: u64,
     budget: u64,
     deadline: Option<Instant>,
@@ -95,18 +93,8 @@ enum Node {
 
 impl VctSolver {
     pub fn new() -> VctSolver {
-        let mut state = 0x243F_6A88_85A3_08D3u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        };
-        let zobrist = (0..CELLS).map(|_| [next(), next()]).collect();
         VctSolver {
             table: Vec::new(),
-            zobrist,
             nodes: 0,
             budget: 0,
             deadline: None,
@@ -161,7 +149,7 @@ impl VctSolver {
 
     #[inline]
     fn child_key(&self, key: u64, p: Pos, c: Color) -> u64 {
-        !(key ^ self.zobrist[p.idx()][c.idx()])
+        key ^ Board::move_key(p, c)
     }
 
     #[inline]
@@ -200,11 +188,12 @@ impl VctSolver {
         if c == Color::White || !board.rule().has_forbidden() {
             return true;
         }
-        let cells: Vec<Pos> = board
-            .cells_iter()
-            .filter(|&p| board.is_empty(p) && board.class(c, p) == C_OPEN_FOUR)
-            .collect();
-        cells.into_iter().any(|p| board.is_legal(p, c))
+        for p in board.cells_iter() {
+            if board.is_empty(p) && board.class(c, p) == C_OPEN_FOUR && board.is_legal(p, c) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Terminal status or the children of the node, into `lists[ply]`.
@@ -391,7 +380,7 @@ impl VctSolver {
             let line = &vcf.line[..vcf.len as usize];
             // The cells within four steps of the line's points along the four directions: a
             // stone there may spoil one of the line's fives.
-            let mut zone = vec![false; CELLS];
+            let mut zone = [false; CELLS];
             for &q in line {
                 for &d in &DIRS {
                     for k in -4..=4 {
@@ -513,20 +502,8 @@ impl VctSolver {
 
 #[cfg(test)]
 mod tests {
+    use super::super::threat::tests::board;
     use super::*;
-    use crate::game::Rule;
-
-    fn board(black: &[(i64, i64)], white: &[(i64, i64)]) -> Board {
-        let mut b = Board::new(15, 15, Rule::Freestyle).unwrap();
-        for &(x, y) in black {
-            b.try_play(x, y, Color::Black).unwrap();
-        }
-        for &(x, y) in white {
-            b.try_play(x, y, Color::White).unwrap();
-        }
-        b.set_side_to_move(Color::Black);
-        b
-    }
 
     #[test]
     fn vct_finds_a_double_open_three_that_vcf_cannot() {
