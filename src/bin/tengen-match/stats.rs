@@ -87,28 +87,31 @@ impl Tally {
     /// The GSPRT log-likelihood ratio of H1 (elo1) against H0 (elo0) under the normal
     /// approximation over pentanomial pairs: `N (s1 - s0) (2 m - s0 - s1) / (2 var)`.
     ///
-    /// With all pairs alike the variance is zero; then, as fishtest does, every cell gets a
-    /// count of 0.001 so that a one-sided run still reaches a bound.
+    /// Mean and variance include one pseudo-pair, split between a 1.5-0.5 and a 0.5-1.5 result.
+    /// In gomoku most pairs end 1-1 (each engine wins with the first move), and a run whose first
+    /// pairs are all 1-1 has no spread at all: without the prior its variance is (nearly) zero
+    /// and a dozen pairs would "prove" H0. The prior's weight fades as pairs accumulate.
     pub fn llr(&self, p: &SprtParams) -> f64 {
-        let Some((n, mut mean, mut var)) = penta_mean_var(&self.penta) else {
+        let n: f64 = self.penta.iter().map(|&c| c as f64).sum();
+        if n == 0.0 {
             return 0.0;
-        };
-        if var <= 0.0 {
-            let c: Vec<f64> = self.penta.iter().map(|&c| c as f64 + 1e-3).collect();
-            let total: f64 = c.iter().sum();
-            mean = c
-                .iter()
-                .enumerate()
-                .map(|(k, &c)| c * k as f64 / 4.0)
-                .sum::<f64>()
-                / total;
-            var = c
-                .iter()
-                .enumerate()
-                .map(|(k, &c)| c * (k as f64 / 4.0 - mean).powi(2))
-                .sum::<f64>()
-                / total;
         }
+        let mut c: [f64; 5] = self.penta.map(|c| c as f64);
+        c[1] += 0.5;
+        c[3] += 0.5;
+        let total: f64 = c.iter().sum();
+        let mean = c
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| c * k as f64 / 4.0)
+            .sum::<f64>()
+            / total;
+        let var = c
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| c * (k as f64 / 4.0 - mean).powi(2))
+            .sum::<f64>()
+            / total;
         let s0 = score_from_elo(p.elo0);
         let s1 = score_from_elo(p.elo1);
         n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
@@ -192,9 +195,10 @@ mod tests {
 
     #[test]
     fn llr_by_hand() {
-        // Pairs 0,1,2,1,0: N 4, mean 0.5, var 0.125/4 = 0.03125.
-        // elo0 0, elo1 10: s0 .5, s1 .5143872; LLR = 4 * .0143872 * (1 - 1.0143872) / .0625
-        // = -0.0132474.
+        // Pairs 0,1,2,1,0 plus the pseudo-pair (half at 1, half at 3): N 4, counts
+        // 0,1.5,2,1.5,0, mean 0.5, var 0.1875/5 = 0.0375.
+        // elo0 0, elo1 10: s0 .5, s1 .5143872; LLR = 4 * .0143872 * (1 - 1.0143872) / .075
+        // = -0.0110395.
         let t = Tally {
             wins: 3,
             losses: 3,
@@ -208,26 +212,34 @@ mod tests {
             beta: 0.05,
             min_pairs: 10,
         };
-        assert!(close(t.llr(&p), -0.013_247_4, 1e-6), "{}", t.llr(&p));
-        // Pairs 0,0,0,10,10: mean 0.875, var (10*.015625 + 10*.015625)/20 = 0.015625;
-        // LLR = 20 * .0143872 * (1.75 - 1.0143872) / .03125 = 6.77337.
+        assert!(close(t.llr(&p), -0.011_039_5, 1e-6), "{}", t.llr(&p));
+        // Pairs 0,0,0,10,10: counts 0,.5,0,10.5,10, mean 18/21, var .508929/21 = .0242347;
+        // LLR = 20 * .0143872 * (36/21 - 1.0143872) / .0484694 = 4.15502.
         let t = Tally {
             penta: [0, 0, 0, 10, 10],
             ..Default::default()
         };
-        assert!(close(t.llr(&p), 6.773_37, 1e-4), "{}", t.llr(&p));
-        // All pairs 2-0: regularised, the LLR is large and positive; all pairs 1-1 (an exact 0.5
-        // with almost no spread) speak for elo0.
-        let t = Tally {
-            penta: [0, 0, 0, 0, 3],
+        assert!(close(t.llr(&p), 4.155_02, 1e-4), "{}", t.llr(&p));
+        // Runs without spread: three pairs 2-0 or a dozen 1-1 decide nothing yet; thirty 2-0
+        // pairs prove H1, two hundred 1-1 pairs H0.
+        let llr_of = |penta: [u32; 5]| {
+            Tally {
+                penta,
+                ..Default::default()
+            }
+            .llr(&p)
+        };
+        let (lo, hi) = sprt_bounds(&p);
+        assert!((lo..hi).contains(&llr_of([0, 0, 0, 0, 3])));
+        assert!((lo..hi).contains(&llr_of([0, 0, 11, 0, 0])));
+        assert!(llr_of([0, 0, 0, 0, 30]) > hi);
+        assert!(llr_of([0, 0, 200, 0, 0]) < lo);
+        let p30 = SprtParams { elo1: 30.0, ..p };
+        let twelve_even_pairs = Tally {
+            penta: [0, 0, 12, 0, 0],
             ..Default::default()
         };
-        assert!(t.llr(&p) > 3.0, "{}", t.llr(&p));
-        let t = Tally {
-            penta: [0, 0, 5, 0, 0],
-            ..Default::default()
-        };
-        assert!(t.llr(&p) < -3.0, "{}", t.llr(&p));
+        assert!(twelve_even_pairs.llr(&p30) > lo);
         let (lo, hi) = sprt_bounds(&p);
         assert!(close(lo, -2.944_438_979, 1e-6));
         assert!(close(hi, 2.944_438_979, 1e-6));
