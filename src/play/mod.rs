@@ -150,7 +150,7 @@ pub fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
 
 /// Whether to colour the output: stdout is a terminal and `NO_COLOR` is unset or empty.
 pub fn auto_colour() -> bool {
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty())
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 /// The `play` subcommand: returns the process exit code.

@@ -175,7 +175,7 @@ impl Reporter {
     }
 
     fn wanted(&self, depth: i32) -> bool {
-        self.only_depth.map_or(true, |d| d == depth)
+        self.only_depth.is_none_or(|d| d == depth)
     }
 
     fn loop_lines(&self, depth: i32) -> bool {

@@ -87,7 +87,7 @@ fn starts_with_word_ci(line: &str, word: &str) -> bool {
         && line[word.len()..]
             .chars()
             .next()
-            .map_or(true, |c| c.is_whitespace())
+            .is_none_or(|c| c.is_whitespace())
 }
 
 pub struct Engine {
