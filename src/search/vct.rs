@@ -240,6 +240,73 @@ impl VctSolver {
         entry
     }
 
+    /// Whether `line` (a VCF line of `attacker`, who is to move: its fours, the defender's
+    /// blocks, ending with the winning move) still wins on this board, checked move by move:
+    /// each attacker move a legal four (or the block of the defender's only five point that is
+    /// a four too), each reply the only block, the end a five, an open four the defender cannot
+    /// answer with a five, or a block black may not play. Exact: no search, only the line.
+    fn line_wins(board: &mut Board, line: &[Pos], attacker: Color) -> bool {
+        let defender = attacker.other();
+        let mut played = 0;
+        let mut wins = false;
+        let mut i = 0;
+        while i < line.len() {
+            // The attacker to move.
+            if board.class_count(attacker, C_FIVE) > 0 {
+                wins = true;
+                break;
+            }
+            let a = line[i];
+            match board.class_count(defender, C_FIVE) {
+                0 => {}
+                1 if board.is_empty(a) && board.class(defender, a) == C_FIVE => {}
+                _ => break,
+            }
+            if !board.is_empty(a)
+                || board.class(attacker, a) < C_FOUR
+                || !board.is_legal(a, attacker)
+            {
+                break;
+            }
+            board.play(a, attacker);
+            played += 1;
+            // The defender to move.
+            if board.class_count(defender, C_FIVE) > 0 {
+                break;
+            }
+            match board.class_count(attacker, C_FIVE) {
+                0 => break,
+                1 => {}
+                _ => {
+                    wins = true;
+                    break;
+                }
+            }
+            let block = match line.get(i + 1) {
+                Some(&b) if board.is_empty(b) && board.class(attacker, b) == C_FIVE => b,
+                Some(_) => break,
+                None => match Self::five_point(board, attacker) {
+                    Some(b) => b,
+                    None => break,
+                },
+            };
+            if !board.is_legal(block, defender) {
+                wins = true;
+                break;
+            }
+            if i + 1 >= line.len() {
+                break;
+            }
+            board.play(block, defender);
+            played += 1;
+            i += 2;
+        }
+        for _ in 0..played {
+            board.undo();
+        }
+        wins
+    }
+
     /// Whether a stone of `c` on `p` makes a three (a four one move away) or an open two, or
     /// twos in two lines: the quiet moves that may start a VCF threat.
     fn builds(board: &Board, c: Color, p: Pos) -> bool {
@@ -373,11 +440,13 @@ impl VctSolver {
                 // The attacker's last move threatens nothing.
                 return Node::Disproven;
             }
-            // A VCF threat: any move may stop it (a block on its line, a stone that turns one
-            // of its blocks into a four, ...), so every move near the stones or on the line's
-            // lines is a defence to refute; the defender's fours and the points of the attacker's line come first.
-            // A move that does not stop the VCF is proven at once by the child's VCF check.
+            // A VCF threat: a move may stop it by a block on its line, a stone that turns one
+            // of its blocks into a four, ..., so the candidates are the moves near the line's
+            // points on its lines and the defender's fours; of those only the moves after which
+            // the line no longer wins (replayed as it is) are defences to refute, the
+            // defender's fours and the points of the line first.
             let line = &vcf.line[..vcf.len as usize];
+            debug_assert!(Self::line_wins(&mut board.clone(), line, opp));
             // The cells within four steps of the line's points along the four directions: a
             // stone there may spoil one of the line's fives.
             let mut zone = [false; CELLS];
@@ -394,6 +463,13 @@ impl VctSolver {
                 }
                 let mine = board.class(me, p);
                 if !(zone[p.idx()] || mine >= C_FOUR) || !board.is_legal(p, me) {
+                    continue;
+                }
+                // A move after which the attacker's line still wins stops nothing.
+                board.play(p, me);
+                let stops = !Self::line_wins(board, line, opp);
+                board.undo();
+                if !stops {
                     continue;
                 }
                 let on_line = line.contains(&p) as i32;
