@@ -32,6 +32,9 @@ const VCF_CACHE: usize = 1 << 18;
 /// Initial proof number of a quiet attacking move (a three gets half, a four 1).
 const QUIET_PN: u32 = 4;
 const VCF_LINE: usize = 2 * CHECK_FOURS + 2;
+/// Cache of child lists: entries, and the longest list it keeps.
+const LIST_CACHE: usize = 1 << 15;
+const LIST_MAX: usize = 48;
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
@@ -57,6 +60,28 @@ pub struct VctSolver {
     vcf: Option<Box<ThreatSolver>>,
     /// Cache of VCF checks by position key: found or not, and the line's points.
     vcf_cache: Vec<VcfEntry>,
+    /// Child lists by node key: a node is expanded again every time the search comes back to
+    /// it, and its list (found with VCF checks and replays) is the same every time.
+    list_cache: Vec<ListEntry>,
+}
+
+#[derive(Clone, Copy)]
+struct ListEntry {
+    key: u64,
+    len: u8,
+    moves: [Pos; LIST_MAX],
+    init: [u8; LIST_MAX],
+}
+
+impl Default for ListEntry {
+    fn default() -> Self {
+        ListEntry {
+            key: 0,
+            len: 0,
+            moves: [Pos::NONE; LIST_MAX],
+            init: [0; LIST_MAX],
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -105,6 +130,7 @@ impl VctSolver {
             salt: 0,
             vcf: None,
             vcf_cache: Vec::new(),
+            list_cache: Vec::new(),
         }
     }
 
@@ -125,6 +151,7 @@ impl VctSolver {
         if self.table.is_empty() {
             self.table = vec![Entry::default(); TABLE_SIZE];
             self.vcf_cache = vec![VcfEntry::default(); VCF_CACHE];
+            self.list_cache = vec![ListEntry::default(); LIST_CACHE];
         }
         // Positions are exact only within one call (rule, board and root change): a new salt in
         // every key retires the older entries without clearing the tables.
@@ -202,10 +229,32 @@ impl VctSolver {
         let opp = me.other();
         let mut list = std::mem::take(&mut self.lists[ply]);
         list.clear();
-        let node = if or {
-            self.expand_attack(board, key, ply, me, opp, &mut list)
+        // Attacker nodes at the length limit are not cached (the limit refutes them).
+        let cacheable = !or || ply < self.max_ply;
+        let slot = (key >> 24) as usize & (LIST_CACHE - 1);
+        let node = if cacheable && self.list_cache[slot].key == key {
+            let e = &self.list_cache[slot];
+            list.extend((0..e.len as usize).map(|i| {
+                let p = e.moves[i];
+                (p, key ^ Board::move_key(p, me), e.init[i] as u32)
+            }));
+            Node::Children
         } else {
-            self.expand_defence(board, key, me, opp, &mut list)
+            let node = if or {
+                self.expand_attack(board, key, ply, me, opp, &mut list)
+            } else {
+                self.expand_defence(board, key, me, opp, &mut list)
+            };
+            if cacheable && matches!(node, Node::Children) && list.len() <= LIST_MAX {
+                let e = &mut self.list_cache[slot];
+                e.key = key;
+                e.len = list.len() as u8;
+                for (i, &(p, _, init)) in list.iter().enumerate() {
+                    e.moves[i] = p;
+                    e.init[i] = init as u8;
+                }
+            }
+            node
         };
         self.lists[ply] = list;
         node
@@ -305,6 +354,68 @@ impl VctSolver {
             board.undo();
         }
         wins
+    }
+
+    /// Marks in `mask` the only cells where a defender's stone can spoil `line` (a winning VCF
+    /// line of `attacker`, who is to move): the line's points, the points where the defender
+    /// would make a four at any of the line's attacker turns (its blocks may then make a
+    /// five or a four that must be answered), and, when the line ends with two fives, their
+    /// points. A defender's stone elsewhere leaves every four of the line a four with the same
+    /// block and the defender without a five. `false` (nothing marked) when renju's forbidden
+    /// points make that argument incomplete: a black attacker's move that may be forbidden, or
+    /// a line that ends on a block black may not play.
+    fn spoilers(
+        board: &mut Board,
+        line: &[Pos],
+        attacker: Color,
+        mask: &mut [bool; CELLS],
+    ) -> bool {
+        let defender = attacker.other();
+        let renju = board.rule().has_forbidden();
+        let mut played = 0;
+        let mut complete = false;
+        let mut i = 0;
+        while i < line.len() {
+            if board.count_at_least(defender, C_FOUR) > 0 {
+                for p in board.cells_iter() {
+                    if board.is_empty(p) && board.class(defender, p) >= C_FOUR {
+                        mask[p.idx()] = true;
+                    }
+                }
+            }
+            let a = line[i];
+            mask[a.idx()] = true;
+            if board.class(attacker, a) == C_FIVE {
+                complete = i + 1 == line.len();
+                break;
+            }
+            if renju && attacker == Color::Black && board.may_be_forbidden(a) {
+                break;
+            }
+            board.play(a, attacker);
+            played += 1;
+            if i + 1 >= line.len() {
+                // An open four (or two fours): its five points.
+                if board.class_count(attacker, C_FIVE) >= 2 {
+                    for p in board.cells_iter() {
+                        if board.is_empty(p) && board.class(attacker, p) == C_FIVE {
+                            mask[p.idx()] = true;
+                        }
+                    }
+                    complete = true;
+                }
+                break;
+            }
+            let b = line[i + 1];
+            mask[b.idx()] = true;
+            board.play(b, defender);
+            played += 1;
+            i += 2;
+        }
+        for _ in 0..played {
+            board.undo();
+        }
+        complete
     }
 
     /// Whether a stone of `c` on `p` makes a three (a four one move away) or an open two, or
@@ -450,10 +561,12 @@ impl VctSolver {
             // The cells within four steps of the line's points along the four directions: a
             // stone there may spoil one of the line's fives.
             let mut zone = [false; CELLS];
-            for &q in line {
-                for &d in &DIRS {
-                    for k in -4..=4 {
-                        zone[q.step(d, k).idx()] = true;
+            if !Self::spoilers(board, line, opp, &mut zone) {
+                for &q in line {
+                    for &d in &DIRS {
+                        for k in -4..=4 {
+                            zone[q.step(d, k).idx()] = true;
+                        }
                     }
                 }
             }
@@ -580,6 +693,60 @@ impl VctSolver {
 mod tests {
     use super::super::threat::tests::board;
     use super::*;
+
+    /// Labelled positions of the tests: VCF and VCT puzzles of all rules.
+    fn puzzles() -> Vec<crate::solve::Puzzle> {
+        include_str!("testdata/vct_lines.txt")
+            .lines()
+            .chain(include_str!("testdata/threats.txt").lines())
+            .filter_map(crate::solve::parse_line)
+            .collect()
+    }
+
+    #[test]
+    fn a_defender_stone_off_the_spoilers_leaves_a_vcf_line_winning() {
+        // Along every VCF line found (from each of its attacker turns on), a defender's stone
+        // on any legal cell the spoilers leave out must not stop the rest of the line.
+        let mut checked = 0;
+        for puzzle in puzzles() {
+            let mut b = puzzle.board.clone();
+            let attacker = b.side_to_move();
+            let defender = attacker.other();
+            let Some(line) = ThreatSolver::small()
+                .solve_line(&mut b, 40, 500_000)
+                .map(|l| l.to_vec())
+            else {
+                continue;
+            };
+            for start in (0..line.len()).step_by(2) {
+                let rest = &line[start..];
+                assert!(
+                    VctSolver::line_wins(&mut b, rest, attacker),
+                    "{}",
+                    puzzle.id
+                );
+                let mut mask = [false; CELLS];
+                if VctSolver::spoilers(&mut b, rest, attacker, &mut mask) {
+                    for p in b.cells_iter() {
+                        if !b.is_empty(p) || mask[p.idx()] || !b.is_legal(p, defender) {
+                            continue;
+                        }
+                        b.play(p, defender);
+                        let wins = VctSolver::line_wins(&mut b, rest, attacker);
+                        b.undo();
+                        assert!(wins, "{} from move {start}: {p} spoils the line", puzzle.id);
+                        checked += 1;
+                    }
+                }
+                // On to the next attacker turn.
+                if start + 1 < line.len() {
+                    b.play(line[start], attacker);
+                    b.play(line[start + 1], defender);
+                }
+            }
+        }
+        assert!(checked > 5_000, "{checked}");
+    }
 
     #[test]
     fn vct_finds_a_double_open_three_that_vcf_cannot() {
