@@ -171,6 +171,21 @@ impl VctSolver {
         }
         let key = board.hash() ^ self.salt;
         let (pn, _) = self.mid(board, key, 0, INF - 1, INF - 1);
+        if pn == 0 && self.root_win.is_none() {
+            // Proven without children: a five, or a VCF found by the node's check.
+            let me = board.side_to_move();
+            self.root_win = match Self::five_point(board, me) {
+                Some(p) => p,
+                None => {
+                    let vcf = self.vcf_check(board, key, me, OR_CHECK_NODES);
+                    if vcf.found && vcf.len > 0 {
+                        vcf.line[0]
+                    } else {
+                        Pos::NONE
+                    }
+                }
+            };
+        }
         (pn == 0 && !self.root_win.is_none()).then_some(self.root_win)
     }
 
@@ -464,8 +479,9 @@ impl VctSolver {
         if self.vcf_check(board, key, me, OR_CHECK_NODES).found {
             return Node::Proven;
         }
-        // Against the defender's open three only fours keep the initiative.
-        let quiet = !Self::has_open_four_point(board, opp);
+        // Against the defender's open three only fours and the threes that take away every
+        // open-four point of the defender keep the initiative.
+        let counter = Self::has_open_four_point(board, opp);
         let mut scored: Vec<(Pos, i32)> = Vec::new();
         for p in board.cells_iter() {
             if !board.is_empty(p) || !board.near(p) {
@@ -473,10 +489,18 @@ impl VctSolver {
             }
             let class = board.class(me, p);
             let threat = class >= C_FOUR
-                || (quiet && (C_THREE..=C_DOUBLE_THREE).contains(&class))
+                || (C_THREE..=C_DOUBLE_THREE).contains(&class)
                 // A quiet move that builds on two lines may threaten a VCF.
-                || (quiet && Self::builds(board, me, p));
+                || (!counter && Self::builds(board, me, p));
             if threat && board.is_legal(p, me) {
+                if counter && class < C_FOUR {
+                    board.play(p, me);
+                    let stops = !Self::has_open_four_point(board, opp);
+                    board.undo();
+                    if !stops {
+                        continue;
+                    }
+                }
                 let score =
                     class as i32 * 10_000 + board.cell_score(me, p) + board.cell_score(opp, p);
                 scored.push((p, score));
@@ -749,6 +773,48 @@ mod tests {
     }
 
     #[test]
+    fn a_three_that_blocks_the_defenders_open_three_keeps_the_initiative() {
+        // vct-quintet-015 after 18 moves of its solution, black's three on (9,7) and white's
+        // block in its middle (9,8), which also makes white an open three: black wins only
+        // by a counter-three or a four.
+        let p = puzzles()
+            .into_iter()
+            .find(|p| p.id == "vct-quintet-015")
+            .expect("in testdata");
+        let pv = [
+            (5, 9),
+            (4, 10),
+            (4, 8),
+            (3, 7),
+            (6, 6),
+            (7, 5),
+            (5, 5),
+            (4, 4),
+            (7, 11),
+            (8, 12),
+            (9, 9),
+            (8, 8),
+            (8, 10),
+            (6, 12),
+            (3, 9),
+            (2, 10),
+            (9, 10),
+            (7, 10),
+            (9, 7),
+            (9, 8),
+        ];
+        let mut b = p.board.clone();
+        for (x, y) in pv {
+            let c = b.side_to_move();
+            b.play(Pos::new(x, y), c);
+        }
+        assert!(VctSolver::new().solve(&mut b, 16, 300_000, None).is_some());
+        // Two black stones against white's open three: no fours, and no three blocks it.
+        let mut b = board(&[(7, 7), (8, 7)], &[(5, 2), (6, 2), (7, 2), (0, 14)]);
+        assert_eq!(VctSolver::new().solve(&mut b, 10, 300_000, None), None);
+    }
+
+    #[test]
     fn vct_finds_a_double_open_three_that_vcf_cannot() {
         // Two open twos crossing at (7,7): the double three there wins by threats, not by fours.
         let mut b = board(
@@ -760,6 +826,16 @@ mod tests {
             None
         );
         assert!(VctSolver::new().solve(&mut b, 6, 200_000, None).is_some());
+        // A VCF at the root (the node is proven by its check, without children) is a win too.
+        let mut b = board(
+            &[(6, 7), (7, 7), (9, 7), (10, 5), (10, 6)],
+            &[(5, 7), (0, 0), (0, 2), (0, 4), (0, 6)],
+        );
+        let m = VctSolver::new().solve(&mut b, 6, 200_000, None);
+        assert!(
+            m == Some(Pos::new(8, 7)) || m == Some(Pos::new(10, 7)),
+            "{m:?}"
+        );
         // A lone stone is no win.
         let mut b = board(&[(7, 7)], &[(0, 0)]);
         assert_eq!(VctSolver::new().solve(&mut b, 6, 200_000, None), None);
