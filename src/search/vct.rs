@@ -160,6 +160,10 @@ impl VctSolver {
             .wrapping_add(0x9E37_79B9_7F4A_7C15)
             .wrapping_mul(0xBF58_476D_1CE4_E5B9)
             | 1;
+        // The VCF checks share their refuted positions within this call.
+        if let Some(vcf) = self.vcf.as_mut() {
+            vcf.new_session();
+        }
         self.nodes = 0;
         self.budget = budget;
         self.deadline = deadline;
@@ -292,7 +296,7 @@ impl VctSolver {
             key,
             ..VcfEntry::default()
         };
-        if let Some(line) = solver.solve_line(board, CHECK_FOURS, budget) {
+        if let Some(line) = solver.solve_line_shared(board, CHECK_FOURS, budget) {
             entry.found = true;
             let n = line.len().min(VCF_LINE);
             entry.len = n as u8;
