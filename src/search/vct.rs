@@ -63,6 +63,9 @@ pub struct VctSolver {
     /// Child lists by node key: a node is expanded again every time the search comes back to
     /// it, and its list (found with VCF checks and replays) is the same every time.
     list_cache: Vec<ListEntry>,
+    /// Candidate moves and their ordering scores while a node is expanded (kept for its
+    /// capacity).
+    scored: Vec<(Pos, i32)>,
 }
 
 #[derive(Clone, Copy)]
@@ -131,6 +134,7 @@ impl VctSolver {
             vcf: None,
             vcf_cache: Vec::new(),
             list_cache: Vec::new(),
+            scored: Vec::new(),
         }
     }
 
@@ -259,11 +263,14 @@ impl VctSolver {
             }));
             Node::Children
         } else {
+            let mut scored = std::mem::take(&mut self.scored);
+            scored.clear();
             let node = if or {
-                self.expand_attack(board, key, ply, me, opp, &mut list)
+                self.expand_attack(board, key, ply, me, &mut list, &mut scored)
             } else {
-                self.expand_defence(board, key, me, opp, &mut list)
+                self.expand_defence(board, key, me, opp, &mut list, &mut scored)
             };
+            self.scored = scored;
             if cacheable && matches!(node, Node::Children) && list.len() <= LIST_MAX {
                 let e = &mut self.list_cache[slot];
                 e.key = key;
@@ -457,9 +464,10 @@ impl VctSolver {
         key: u64,
         ply: usize,
         me: Color,
-        opp: Color,
         list: &mut Vec<(Pos, u64, u32)>,
+        scored: &mut Vec<(Pos, i32)>,
     ) -> Node {
+        let opp = me.other();
         if board.class_count(me, C_FIVE) > 0 {
             return Node::Proven;
         }
@@ -486,7 +494,6 @@ impl VctSolver {
         // Against the defender's open three only fours and the threes that take away every
         // open-four point of the defender keep the initiative.
         let counter = Self::has_open_four_point(board, opp);
-        let mut scored: Vec<(Pos, i32)> = Vec::new();
         for p in board.cells_iter() {
             if !board.is_empty(p) || !board.near(p) {
                 continue;
@@ -533,6 +540,7 @@ impl VctSolver {
         me: Color,
         opp: Color,
         list: &mut Vec<(Pos, u64, u32)>,
+        scored: &mut Vec<(Pos, i32)>,
     ) -> Node {
         if board.class_count(me, C_FIVE) > 0 {
             return Node::Disproven;
@@ -549,7 +557,6 @@ impl VctSolver {
             }
             _ => return Node::Proven,
         }
-        let mut scored: Vec<(Pos, i32)> = Vec::new();
         if Self::has_open_four_point(board, opp) {
             // An open three: the defender's fours, and the points that take away every
             // open-four point (the ends, and the far points where they count).
