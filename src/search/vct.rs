@@ -1,14 +1,18 @@
 //! The VCT solver (victory by continuous threats: fours and open threes), a depth-first
 //! proof-number search (df-pn) with a transposition table.
 //!
-//! OR nodes (attacker to move): the attacker's fours and, unless the defender has an open three
-//! of its own, its open threes; a five wins; a defender's four must be blocked (the block is the
-//! only child, and the attack must still stand after it).
+//! OR nodes (attacker to move): the attacker's fours, its threes and quiet moves that may
+//! threaten a VCF; against an open three of the defender only fours and the threes that take
+//! away all its open-four points; a five wins; a defender's four must be blocked (the block is
+//! the only child, and the attack must still stand after it).
 //! AND nodes (defender to move): against a four the block; against an open three every four of
 //! the defender (counter-threats: a defender's VCF is played out through them) and every point
 //! that leaves the attacker without an open-four point, which includes the ends and the far
 //! points of a split three. A move of the attacker that leaves no legal open-four point (a renju
 //! three whose four point is forbidden for black) threatens nothing and refutes the line.
+//! Against a VCF threat (the attacker's VCF were the defender to pass) the defences are the
+//! moves after which that VCF's line, replayed move by move, no longer wins; only the cells
+//! that can spoil the line are tried (see `VctSolver::spoilers`).
 //! Renju: black never plays a forbidden point; white may win through them (a block on a
 //! forbidden point is no block).
 
@@ -708,7 +712,8 @@ impl VctSolver {
                 self.store(key, pn, dn);
                 return (pn, dn);
             }
-            // Thresholds for the chosen child (with the 1 + 1/4 trick against thrashing).
+            // Thresholds for the chosen child (the 1 + epsilon trick against thrashing, epsilon 1/2:
+            // 1/4 and 1 measured worse on vct.txt).
             let grow = |x: u32| x.saturating_add(x / 2).saturating_add(1).min(INF - 1);
             let (cthpn, cthdn) = if or {
                 (thpn.min(grow(second)), thdn - dn + best_dn)
