@@ -106,7 +106,8 @@ fn threat_answer(
 }
 
 /// Solves every puzzle in `files` with `limit` per puzzle; prints a line per failure and a
-/// summary per file. Returns (solved, total).
+/// summary per file (and, when the environment has `TENGEN_SOLVE_VERBOSE`, a line per solved
+/// puzzle with its time and nodes). Returns (solved, total).
 pub fn run(files: &[String], limit: Duration, solver: Solver) -> (usize, usize) {
     let mut searcher = Searcher::new(64 << 20);
     let (mut vcf, mut vct) = (ThreatSolver::vcf(), VctSolver::new());
@@ -150,6 +151,15 @@ pub fn run(files: &[String], limit: Duration, solver: Solver) -> (usize, usize) 
             if ok {
                 solved += 1;
                 slowest = slowest.max(report.elapsed);
+                if std::env::var_os("TENGEN_SOLVE_VERBOSE").is_some() {
+                    println!(
+                        "solved {} best {} {} ms {} nodes",
+                        puzzle.id,
+                        report.best,
+                        report.elapsed.as_millis(),
+                        report.nodes
+                    );
+                }
             } else {
                 // A claimed win with a first move the source does not list: not counted, but
                 // told apart (the list may be incomplete).

@@ -81,6 +81,32 @@ impl ThreatSolver {
         Some(&self.line[..self.line_len])
     }
 
+    /// Starts a session of [`ThreatSolver::solve_line_shared`] calls.
+    pub fn new_session(&mut self) {
+        self.salt = self
+            .salt
+            .wrapping_add(0x9E37_79B9_7F4A_7C15)
+            .wrapping_mul(0xBF58_476D_1CE4_E5B9)
+            | 1;
+    }
+
+    /// [`ThreatSolver::solve_line`] within the session begun by the last
+    /// [`ThreatSolver::new_session`]: the positions its earlier calls refuted (no win within so
+    /// many fours, searched to the end) stay refuted, so a caller asking about many positions
+    /// of one game and rule (the VCT search) does not search them again.
+    pub fn solve_line_shared(
+        &mut self,
+        board: &mut Board,
+        max_threats: usize,
+        budget: u64,
+    ) -> Option<&[Pos]> {
+        let salt = self.salt;
+        self.start(max_threats, budget, None);
+        self.salt = salt;
+        self.attack(board, max_threats, 0)?;
+        Some(&self.line[..self.line_len])
+    }
+
     fn start(&mut self, max_threats: usize, budget: u64, deadline: Option<Instant>) {
         self.nodes_left = budget;
         self.budget = budget;

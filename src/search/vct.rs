@@ -1,14 +1,18 @@
 //! The VCT solver (victory by continuous threats: fours and open threes), a depth-first
 //! proof-number search (df-pn) with a transposition table.
 //!
-//! OR nodes (attacker to move): the attacker's fours and, unless the defender has an open three
-//! of its own, its open threes; a five wins; a defender's four must be blocked (the block is the
-//! only child, and the attack must still stand after it).
+//! OR nodes (attacker to move): the attacker's fours, its threes and quiet moves that may
+//! threaten a VCF; against an open three of the defender only fours and the threes that take
+//! away all its open-four points; a five wins; a defender's four must be blocked (the block is
+//! the only child, and the attack must still stand after it).
 //! AND nodes (defender to move): against a four the block; against an open three every four of
 //! the defender (counter-threats: a defender's VCF is played out through them) and every point
 //! that leaves the attacker without an open-four point, which includes the ends and the far
 //! points of a split three. A move of the attacker that leaves no legal open-four point (a renju
 //! three whose four point is forbidden for black) threatens nothing and refutes the line.
+//! Against a VCF threat (the attacker's VCF were the defender to pass) the defences are the
+//! moves after which that VCF's line, replayed move by move, no longer wins; only the cells
+//! that can spoil the line are tried (see `VctSolver::spoilers`).
 //! Renju: black never plays a forbidden point; white may win through them (a block on a
 //! forbidden point is no block).
 
@@ -32,6 +36,9 @@ const VCF_CACHE: usize = 1 << 18;
 /// Initial proof number of a quiet attacking move (a three gets half, a four 1).
 const QUIET_PN: u32 = 4;
 const VCF_LINE: usize = 2 * CHECK_FOURS + 2;
+/// Cache of child lists: entries, and the longest list it keeps.
+const LIST_CACHE: usize = 1 << 15;
+const LIST_MAX: usize = 48;
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
@@ -57,6 +64,31 @@ pub struct VctSolver {
     vcf: Option<Box<ThreatSolver>>,
     /// Cache of VCF checks by position key: found or not, and the line's points.
     vcf_cache: Vec<VcfEntry>,
+    /// Child lists by node key: a node is expanded again every time the search comes back to
+    /// it, and its list (found with VCF checks and replays) is the same every time.
+    list_cache: Vec<ListEntry>,
+    /// Candidate moves and their ordering scores while a node is expanded (kept for its
+    /// capacity).
+    scored: Vec<(Pos, i32)>,
+}
+
+#[derive(Clone, Copy)]
+struct ListEntry {
+    key: u64,
+    len: u8,
+    moves: [Pos; LIST_MAX],
+    init: [u8; LIST_MAX],
+}
+
+impl Default for ListEntry {
+    fn default() -> Self {
+        ListEntry {
+            key: 0,
+            len: 0,
+            moves: [Pos::NONE; LIST_MAX],
+            init: [0; LIST_MAX],
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -105,6 +137,8 @@ impl VctSolver {
             salt: 0,
             vcf: None,
             vcf_cache: Vec::new(),
+            list_cache: Vec::new(),
+            scored: Vec::new(),
         }
     }
 
@@ -125,6 +159,7 @@ impl VctSolver {
         if self.table.is_empty() {
             self.table = vec![Entry::default(); TABLE_SIZE];
             self.vcf_cache = vec![VcfEntry::default(); VCF_CACHE];
+            self.list_cache = vec![ListEntry::default(); LIST_CACHE];
         }
         // Positions are exact only within one call (rule, board and root change): a new salt in
         // every key retires the older entries without clearing the tables.
@@ -133,6 +168,10 @@ impl VctSolver {
             .wrapping_add(0x9E37_79B9_7F4A_7C15)
             .wrapping_mul(0xBF58_476D_1CE4_E5B9)
             | 1;
+        // The VCF checks share their refuted positions within this call.
+        if let Some(vcf) = self.vcf.as_mut() {
+            vcf.new_session();
+        }
         self.nodes = 0;
         self.budget = budget;
         self.deadline = deadline;
@@ -144,6 +183,21 @@ impl VctSolver {
         }
         let key = board.hash() ^ self.salt;
         let (pn, _) = self.mid(board, key, 0, INF - 1, INF - 1);
+        if pn == 0 && self.root_win.is_none() {
+            // Proven without children: a five, or a VCF found by the node's check.
+            let me = board.side_to_move();
+            self.root_win = match Self::five_point(board, me) {
+                Some(p) => p,
+                None => {
+                    let vcf = self.vcf_check(board, key, me, OR_CHECK_NODES);
+                    if vcf.found && vcf.len > 0 {
+                        vcf.line[0]
+                    } else {
+                        Pos::NONE
+                    }
+                }
+            };
+        }
         (pn == 0 && !self.root_win.is_none()).then_some(self.root_win)
     }
 
@@ -202,10 +256,35 @@ impl VctSolver {
         let opp = me.other();
         let mut list = std::mem::take(&mut self.lists[ply]);
         list.clear();
-        let node = if or {
-            self.expand_attack(board, key, ply, me, opp, &mut list)
+        // Attacker nodes at the length limit are not cached (the limit refutes them).
+        let cacheable = !or || ply < self.max_ply;
+        let slot = (key >> 24) as usize & (LIST_CACHE - 1);
+        let node = if cacheable && self.list_cache[slot].key == key {
+            let e = &self.list_cache[slot];
+            list.extend((0..e.len as usize).map(|i| {
+                let p = e.moves[i];
+                (p, key ^ Board::move_key(p, me), e.init[i] as u32)
+            }));
+            Node::Children
         } else {
-            self.expand_defence(board, key, me, opp, &mut list)
+            let mut scored = std::mem::take(&mut self.scored);
+            scored.clear();
+            let node = if or {
+                self.expand_attack(board, key, ply, me, &mut list, &mut scored)
+            } else {
+                self.expand_defence(board, key, me, opp, &mut list, &mut scored)
+            };
+            self.scored = scored;
+            if cacheable && matches!(node, Node::Children) && list.len() <= LIST_MAX {
+                let e = &mut self.list_cache[slot];
+                e.key = key;
+                e.len = list.len() as u8;
+                for (i, &(p, _, init)) in list.iter().enumerate() {
+                    e.moves[i] = p;
+                    e.init[i] = init as u8;
+                }
+            }
+            node
         };
         self.lists[ply] = list;
         node
@@ -228,7 +307,7 @@ impl VctSolver {
             key,
             ..VcfEntry::default()
         };
-        if let Some(line) = solver.solve_line(board, CHECK_FOURS, budget) {
+        if let Some(line) = solver.solve_line_shared(board, CHECK_FOURS, budget) {
             entry.found = true;
             let n = line.len().min(VCF_LINE);
             entry.len = n as u8;
@@ -238,6 +317,135 @@ impl VctSolver {
         board.set_side_to_move(side);
         self.vcf_cache[slot] = entry;
         entry
+    }
+
+    /// Whether `line` (a VCF line of `attacker`, who is to move: its fours, the defender's
+    /// blocks, ending with the winning move) still wins on this board, checked move by move:
+    /// each attacker move a legal four (or the block of the defender's only five point that is
+    /// a four too), each reply the only block, the end a five, an open four the defender cannot
+    /// answer with a five, or a block black may not play. Exact: no search, only the line.
+    fn line_wins(board: &mut Board, line: &[Pos], attacker: Color) -> bool {
+        let defender = attacker.other();
+        let mut played = 0;
+        let mut wins = false;
+        let mut i = 0;
+        while i < line.len() {
+            // The attacker to move.
+            if board.class_count(attacker, C_FIVE) > 0 {
+                wins = true;
+                break;
+            }
+            let a = line[i];
+            match board.class_count(defender, C_FIVE) {
+                0 => {}
+                1 if board.is_empty(a) && board.class(defender, a) == C_FIVE => {}
+                _ => break,
+            }
+            if !board.is_empty(a)
+                || board.class(attacker, a) < C_FOUR
+                || !board.is_legal(a, attacker)
+            {
+                break;
+            }
+            board.play(a, attacker);
+            played += 1;
+            // The defender to move.
+            if board.class_count(defender, C_FIVE) > 0 {
+                break;
+            }
+            match board.class_count(attacker, C_FIVE) {
+                0 => break,
+                1 => {}
+                _ => {
+                    wins = true;
+                    break;
+                }
+            }
+            let block = match line.get(i + 1) {
+                Some(&b) if board.is_empty(b) && board.class(attacker, b) == C_FIVE => b,
+                Some(_) => break,
+                None => match Self::five_point(board, attacker) {
+                    Some(b) => b,
+                    None => break,
+                },
+            };
+            if !board.is_legal(block, defender) {
+                wins = true;
+                break;
+            }
+            if i + 1 >= line.len() {
+                break;
+            }
+            board.play(block, defender);
+            played += 1;
+            i += 2;
+        }
+        for _ in 0..played {
+            board.undo();
+        }
+        wins
+    }
+
+    /// Marks in `mask` the only cells where a defender's stone can spoil `line` (a winning VCF
+    /// line of `attacker`, who is to move): the line's points, the points where the defender
+    /// would make a four at any of the line's attacker turns (its blocks may then make a
+    /// five or a four that must be answered), and, when the line ends with two fives, their
+    /// points. A defender's stone elsewhere leaves every four of the line a four with the same
+    /// block and the defender without a five. `false` (nothing marked) when renju's forbidden
+    /// points make that argument incomplete: a black attacker's move that may be forbidden, or
+    /// a line that ends on a block black may not play.
+    fn spoilers(
+        board: &mut Board,
+        line: &[Pos],
+        attacker: Color,
+        mask: &mut [bool; CELLS],
+    ) -> bool {
+        let defender = attacker.other();
+        let renju = board.rule().has_forbidden();
+        let mut played = 0;
+        let mut complete = false;
+        let mut i = 0;
+        while i < line.len() {
+            if board.count_at_least(defender, C_FOUR) > 0 {
+                for p in board.cells_iter() {
+                    if board.is_empty(p) && board.class(defender, p) >= C_FOUR {
+                        mask[p.idx()] = true;
+                    }
+                }
+            }
+            let a = line[i];
+            mask[a.idx()] = true;
+            if board.class(attacker, a) == C_FIVE {
+                complete = i + 1 == line.len();
+                break;
+            }
+            if renju && attacker == Color::Black && board.may_be_forbidden(a) {
+                break;
+            }
+            board.play(a, attacker);
+            played += 1;
+            if i + 1 >= line.len() {
+                // An open four (or two fours): its five points.
+                if board.class_count(attacker, C_FIVE) >= 2 {
+                    for p in board.cells_iter() {
+                        if board.is_empty(p) && board.class(attacker, p) == C_FIVE {
+                            mask[p.idx()] = true;
+                        }
+                    }
+                    complete = true;
+                }
+                break;
+            }
+            let b = line[i + 1];
+            mask[b.idx()] = true;
+            board.play(b, defender);
+            played += 1;
+            i += 2;
+        }
+        for _ in 0..played {
+            board.undo();
+        }
+        complete
     }
 
     /// Whether a stone of `c` on `p` makes a three (a four one move away) or an open two, or
@@ -260,9 +468,10 @@ impl VctSolver {
         key: u64,
         ply: usize,
         me: Color,
-        opp: Color,
         list: &mut Vec<(Pos, u64, u32)>,
+        scored: &mut Vec<(Pos, i32)>,
     ) -> Node {
+        let opp = me.other();
         if board.class_count(me, C_FIVE) > 0 {
             return Node::Proven;
         }
@@ -286,19 +495,27 @@ impl VctSolver {
         if self.vcf_check(board, key, me, OR_CHECK_NODES).found {
             return Node::Proven;
         }
-        // Against the defender's open three only fours keep the initiative.
-        let quiet = !Self::has_open_four_point(board, opp);
-        let mut scored: Vec<(Pos, i32)> = Vec::new();
+        // Against the defender's open three only fours and the threes that take away every
+        // open-four point of the defender keep the initiative.
+        let counter = Self::has_open_four_point(board, opp);
         for p in board.cells_iter() {
             if !board.is_empty(p) || !board.near(p) {
                 continue;
             }
             let class = board.class(me, p);
             let threat = class >= C_FOUR
-                || (quiet && (C_THREE..=C_DOUBLE_THREE).contains(&class))
+                || (C_THREE..=C_DOUBLE_THREE).contains(&class)
                 // A quiet move that builds on two lines may threaten a VCF.
-                || (quiet && Self::builds(board, me, p));
+                || (!counter && Self::builds(board, me, p));
             if threat && board.is_legal(p, me) {
+                if counter && class < C_FOUR {
+                    board.play(p, me);
+                    let stops = !Self::has_open_four_point(board, opp);
+                    board.undo();
+                    if !stops {
+                        continue;
+                    }
+                }
                 let score =
                     class as i32 * 10_000 + board.cell_score(me, p) + board.cell_score(opp, p);
                 scored.push((p, score));
@@ -327,6 +544,7 @@ impl VctSolver {
         me: Color,
         opp: Color,
         list: &mut Vec<(Pos, u64, u32)>,
+        scored: &mut Vec<(Pos, i32)>,
     ) -> Node {
         if board.class_count(me, C_FIVE) > 0 {
             return Node::Disproven;
@@ -343,7 +561,6 @@ impl VctSolver {
             }
             _ => return Node::Proven,
         }
-        let mut scored: Vec<(Pos, i32)> = Vec::new();
         if Self::has_open_four_point(board, opp) {
             // An open three: the defender's fours, and the points that take away every
             // open-four point (the ends, and the far points where they count).
@@ -373,18 +590,22 @@ impl VctSolver {
                 // The attacker's last move threatens nothing.
                 return Node::Disproven;
             }
-            // A VCF threat: any move may stop it (a block on its line, a stone that turns one
-            // of its blocks into a four, ...), so every move near the stones or on the line's
-            // lines is a defence to refute; the defender's fours and the points of the attacker's line come first.
-            // A move that does not stop the VCF is proven at once by the child's VCF check.
+            // A VCF threat: a move may stop it by a block on its line, a stone that turns one
+            // of its blocks into a four, ..., so the candidates are the moves near the line's
+            // points on its lines and the defender's fours; of those only the moves after which
+            // the line no longer wins (replayed as it is) are defences to refute, the
+            // defender's fours and the points of the line first.
             let line = &vcf.line[..vcf.len as usize];
+            debug_assert!(Self::line_wins(&mut board.clone(), line, opp));
             // The cells within four steps of the line's points along the four directions: a
             // stone there may spoil one of the line's fives.
             let mut zone = [false; CELLS];
-            for &q in line {
-                for &d in &DIRS {
-                    for k in -4..=4 {
-                        zone[q.step(d, k).idx()] = true;
+            if !Self::spoilers(board, line, opp, &mut zone) {
+                for &q in line {
+                    for &d in &DIRS {
+                        for k in -4..=4 {
+                            zone[q.step(d, k).idx()] = true;
+                        }
                     }
                 }
             }
@@ -394,6 +615,13 @@ impl VctSolver {
                 }
                 let mine = board.class(me, p);
                 if !(zone[p.idx()] || mine >= C_FOUR) || !board.is_legal(p, me) {
+                    continue;
+                }
+                // A move after which the attacker's line still wins stops nothing.
+                board.play(p, me);
+                let stops = !Self::line_wins(board, line, opp);
+                board.undo();
+                if !stops {
                     continue;
                 }
                 let on_line = line.contains(&p) as i32;
@@ -484,7 +712,8 @@ impl VctSolver {
                 self.store(key, pn, dn);
                 return (pn, dn);
             }
-            // Thresholds for the chosen child (with the 1 + 1/4 trick against thrashing).
+            // Thresholds for the chosen child (the 1 + epsilon trick against thrashing, epsilon 1/2:
+            // 1/4 and 1 measured worse on vct.txt).
             let grow = |x: u32| x.saturating_add(x / 2).saturating_add(1).min(INF - 1);
             let (cthpn, cthdn) = if or {
                 (thpn.min(grow(second)), thdn - dn + best_dn)
@@ -505,6 +734,102 @@ mod tests {
     use super::super::threat::tests::board;
     use super::*;
 
+    /// Labelled positions of the tests: VCF and VCT puzzles of all rules.
+    fn puzzles() -> Vec<crate::solve::Puzzle> {
+        include_str!("testdata/vct_lines.txt")
+            .lines()
+            .chain(include_str!("testdata/threats.txt").lines())
+            .filter_map(crate::solve::parse_line)
+            .collect()
+    }
+
+    #[test]
+    fn a_defender_stone_off_the_spoilers_leaves_a_vcf_line_winning() {
+        // Along every VCF line found (from each of its attacker turns on), a defender's stone
+        // on any legal cell the spoilers leave out must not stop the rest of the line.
+        let mut checked = 0;
+        for puzzle in puzzles() {
+            let mut b = puzzle.board.clone();
+            let attacker = b.side_to_move();
+            let defender = attacker.other();
+            let Some(line) = ThreatSolver::small()
+                .solve_line(&mut b, 40, 500_000)
+                .map(|l| l.to_vec())
+            else {
+                continue;
+            };
+            for start in (0..line.len()).step_by(2) {
+                let rest = &line[start..];
+                assert!(
+                    VctSolver::line_wins(&mut b, rest, attacker),
+                    "{}",
+                    puzzle.id
+                );
+                let mut mask = [false; CELLS];
+                if VctSolver::spoilers(&mut b, rest, attacker, &mut mask) {
+                    for p in b.cells_iter() {
+                        if !b.is_empty(p) || mask[p.idx()] || !b.is_legal(p, defender) {
+                            continue;
+                        }
+                        b.play(p, defender);
+                        let wins = VctSolver::line_wins(&mut b, rest, attacker);
+                        b.undo();
+                        assert!(wins, "{} from move {start}: {p} spoils the line", puzzle.id);
+                        checked += 1;
+                    }
+                }
+                // On to the next attacker turn.
+                if start + 1 < line.len() {
+                    b.play(line[start], attacker);
+                    b.play(line[start + 1], defender);
+                }
+            }
+        }
+        assert!(checked > 5_000, "{checked}");
+    }
+
+    #[test]
+    fn a_three_that_blocks_the_defenders_open_three_keeps_the_initiative() {
+        // vct-quintet-015 after 18 moves of its solution, black's three on (9,7) and white's
+        // block in its middle (9,8), which also makes white an open three: black wins only
+        // by a counter-three or a four.
+        let p = puzzles()
+            .into_iter()
+            .find(|p| p.id == "vct-quintet-015")
+            .expect("in testdata");
+        let pv = [
+            (5, 9),
+            (4, 10),
+            (4, 8),
+            (3, 7),
+            (6, 6),
+            (7, 5),
+            (5, 5),
+            (4, 4),
+            (7, 11),
+            (8, 12),
+            (9, 9),
+            (8, 8),
+            (8, 10),
+            (6, 12),
+            (3, 9),
+            (2, 10),
+            (9, 10),
+            (7, 10),
+            (9, 7),
+            (9, 8),
+        ];
+        let mut b = p.board.clone();
+        for (x, y) in pv {
+            let c = b.side_to_move();
+            b.play(Pos::new(x, y), c);
+        }
+        assert!(VctSolver::new().solve(&mut b, 16, 300_000, None).is_some());
+        // Two black stones against white's open three: no fours, and no three blocks it.
+        let mut b = board(&[(7, 7), (8, 7)], &[(5, 2), (6, 2), (7, 2), (0, 14)]);
+        assert_eq!(VctSolver::new().solve(&mut b, 10, 300_000, None), None);
+    }
+
     #[test]
     fn vct_finds_a_double_open_three_that_vcf_cannot() {
         // Two open twos crossing at (7,7): the double three there wins by threats, not by fours.
@@ -517,6 +842,16 @@ mod tests {
             None
         );
         assert!(VctSolver::new().solve(&mut b, 6, 200_000, None).is_some());
+        // A VCF at the root (the node is proven by its check, without children) is a win too.
+        let mut b = board(
+            &[(6, 7), (7, 7), (9, 7), (10, 5), (10, 6)],
+            &[(5, 7), (0, 0), (0, 2), (0, 4), (0, 6)],
+        );
+        let m = VctSolver::new().solve(&mut b, 6, 200_000, None);
+        assert!(
+            m == Some(Pos::new(8, 7)) || m == Some(Pos::new(10, 7)),
+            "{m:?}"
+        );
         // A lone stone is no win.
         let mut b = board(&[(7, 7)], &[(0, 0)]);
         assert_eq!(VctSolver::new().solve(&mut b, 6, 200_000, None), None);
