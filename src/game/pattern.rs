@@ -470,17 +470,7 @@ mod tests {
 
     #[test]
     fn rule_table_agrees_with_colour_tables() {
-        for rule in [
-            Rule::Freestyle,
-            Rule::Standard,
-            Rule::Renju,
-            Rule::Caro {
-                overline_wins: true,
-            },
-            Rule::Caro {
-                overline_wins: false,
-            },
-        ] {
+        for rule in Rule::ALL {
             let t = RuleTable::get(rule);
             let check = |key: u32| {
                 let want = (t.colour(Color::Black).entry(key) & 7) as u32

@@ -55,6 +55,19 @@ impl FiveKind {
 }
 
 impl Rule {
+    /// Every rule the engine plays.
+    pub const ALL: [Rule; 5] = [
+        Rule::Freestyle,
+        Rule::Standard,
+        Rule::Renju,
+        Rule::Caro {
+            overline_wins: true,
+        },
+        Rule::Caro {
+            overline_wins: false,
+        },
+    ];
+
     /// Maps the value of `INFO rule` to a rule. The value is the Gomocup bitmask (1 exactly five,
     /// 2 continuous game, 4 renju, 8 caro); bit 2 is not supported and `2` alone means renju, as
     /// in the Yixin protocol. Caro with bit 1 (`9`) is caro with exactly five; `8` lets
@@ -209,17 +222,7 @@ mod tests {
             })
         );
         assert_eq!(Rule::from_info(-1), None);
-        for r in [
-            Rule::Freestyle,
-            Rule::Standard,
-            Rule::Renju,
-            Rule::Caro {
-                overline_wins: true,
-            },
-            Rule::Caro {
-                overline_wins: false,
-            },
-        ] {
+        for r in Rule::ALL {
             assert_eq!(Rule::from_info(r.info_value()), Some(r));
             assert_eq!(Rule::from_name(r.name()), Some(r));
         }

@@ -18,18 +18,6 @@ use super::pos::{Cell, Color, Pos};
 use super::rule::Rule;
 use crate::eval::classical::{self, Class, CLASS_COUNT};
 
-const RULES: [Rule; 5] = [
-    Rule::Freestyle,
-    Rule::Standard,
-    Rule::Renju,
-    Rule::Caro {
-        overline_wins: true,
-    },
-    Rule::Caro {
-        overline_wins: false,
-    },
-];
-
 /// xorshift64*: seeded, so a failure names its case and repeats.
 struct Rng(u64);
 
@@ -220,7 +208,7 @@ fn sizes() -> [(usize, usize); 7] {
 
 #[test]
 fn play_undo_round_trips_restore_every_field() {
-    for (ri, rule) in RULES.into_iter().enumerate() {
+    for (ri, rule) in Rule::ALL.into_iter().enumerate() {
         for (si, (w, h)) in sizes().into_iter().enumerate() {
             let seed = (ri * 100 + si) as u64;
             let mut rng = Rng::new(seed);
@@ -389,7 +377,7 @@ fn sorted_patterns(b: &Board, c: Color, p: Pos) -> [u8; 4] {
 fn symmetries_map_fouls_wins_and_evaluation() {
     let mut checked_fouls = 0;
     let mut checked_wins = 0;
-    for (ri, rule) in RULES.into_iter().enumerate() {
+    for (ri, rule) in Rule::ALL.into_iter().enumerate() {
         for (si, (w, h)) in [(15, 15), (20, 20), (9, 9), (6, 6), (15, 10), (7, 20)]
             .into_iter()
             .enumerate()
@@ -479,7 +467,7 @@ fn symmetries_map_fouls_wins_and_evaluation() {
 
 #[test]
 fn board_rebuild_in_another_order_matches() {
-    for (ri, rule) in RULES.into_iter().enumerate() {
+    for (ri, rule) in Rule::ALL.into_iter().enumerate() {
         for (si, (w, h)) in sizes().into_iter().enumerate() {
             for case in 0..6 {
                 let seed = (5000 + ri * 100 + si * 10 + case) as u64;
@@ -514,7 +502,7 @@ fn board_rebuild_in_another_order_matches() {
                 sb.history = sr.history.clone();
                 assert!(sb == sr, "{ctx}: {}", diff(&sb, &sr));
                 // Another rule and back: nothing changes.
-                for other_rule in RULES {
+                for other_rule in Rule::ALL {
                     let mut back = b.with_rule(other_rule).with_rule(rule);
                     let sback = snapshot(&mut back, false);
                     let sorig = snapshot(&mut b, false);

@@ -227,6 +227,31 @@ impl VctSolver {
         self.table[key as usize & (TABLE_SIZE - 1)] = Entry { key, pn, dn };
     }
 
+    /// When `opp` threatens five, `me` (to move) must block: `Some(true)` with the block as the
+    /// only child in `list`, `Some(false)` when no legal block stops it (two five points, or a
+    /// forbidden one), `None` when there is nothing to block.
+    fn block_five(
+        &self,
+        board: &mut Board,
+        key: u64,
+        me: Color,
+        opp: Color,
+        list: &mut Vec<(Pos, u64, u32)>,
+    ) -> Option<bool> {
+        match board.class_count(opp, C_FIVE) {
+            0 => None,
+            1 => {
+                let block = Self::five_point(board, opp).expect("counted");
+                if !board.is_legal(block, me) {
+                    return Some(false);
+                }
+                list.push((block, self.child_key(key, block, me), 1));
+                Some(true)
+            }
+            _ => Some(false),
+        }
+    }
+
     /// The single point where `c` completes a five, if it has exactly one.
     fn five_point(board: &Board, c: Color) -> Option<Pos> {
         board
@@ -480,17 +505,10 @@ impl VctSolver {
         if ply >= self.max_ply {
             return Node::Disproven;
         }
-        match board.class_count(opp, C_FIVE) {
-            0 => {}
-            1 => {
-                let block = Self::five_point(board, opp).expect("counted");
-                if !board.is_legal(block, me) {
-                    return Node::Disproven;
-                }
-                list.push((block, self.child_key(key, block, me), 1));
-                return Node::Children;
-            }
-            _ => return Node::Disproven,
+        match self.block_five(board, key, me, opp, list) {
+            Some(true) => return Node::Children,
+            Some(false) => return Node::Disproven,
+            None => {}
         }
         if self.vcf_check(board, key, me, OR_CHECK_NODES).found {
             return Node::Proven;
@@ -549,17 +567,10 @@ impl VctSolver {
         if board.class_count(me, C_FIVE) > 0 {
             return Node::Disproven;
         }
-        match board.class_count(opp, C_FIVE) {
-            0 => {}
-            1 => {
-                let block = Self::five_point(board, opp).expect("counted");
-                if !board.is_legal(block, me) {
-                    return Node::Proven;
-                }
-                list.push((block, self.child_key(key, block, me), 1));
-                return Node::Children;
-            }
-            _ => return Node::Proven,
+        match self.block_five(board, key, me, opp, list) {
+            Some(true) => return Node::Children,
+            Some(false) => return Node::Proven,
+            None => {}
         }
         if Self::has_open_four_point(board, opp) {
             // An open three: the defender's fours, and the points that take away every
