@@ -350,6 +350,8 @@ impl VctSolver {
     /// a four too), each reply the only block, the end a five, an open four the defender cannot
     /// answer with a five, or a block black may not play. Exact: no search, only the line.
     fn line_wins(board: &mut Board, line: &[Pos], attacker: Color) -> bool {
+        // Undoing the replay leaves the side of the last undone move to play: restored below.
+        let side = board.side_to_move();
         let defender = attacker.other();
         let mut played = 0;
         let mut wins = false;
@@ -408,6 +410,7 @@ impl VctSolver {
         for _ in 0..played {
             board.undo();
         }
+        board.set_side_to_move(side);
         wins
     }
 
@@ -425,6 +428,7 @@ impl VctSolver {
         attacker: Color,
         mask: &mut [bool; CELLS],
     ) -> bool {
+        let side = board.side_to_move();
         let defender = attacker.other();
         let renju = board.rule().has_forbidden();
         let mut played = 0;
@@ -470,6 +474,7 @@ impl VctSolver {
         for _ in 0..played {
             board.undo();
         }
+        board.set_side_to_move(side);
         complete
     }
 
