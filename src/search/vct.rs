@@ -759,6 +759,279 @@ mod tests {
             .collect()
     }
 
+    /// The points where `c` makes a five at once under the board's rule.
+    fn five_points(b: &Board, c: Color) -> Vec<Pos> {
+        b.cells_iter()
+            .filter(|&p| b.is_empty(p) && b.is_winning_move(p, c))
+            .collect()
+    }
+
+    /// Checks a claimed win by threats move by move under the real rules, trusting nothing of
+    /// the solver's own reasoning: at the attacker's turns a five, an open four or a replayed
+    /// VCF line ends the line, or the move is one the solver's last proof (its table) holds
+    /// proven, or else one a new search names; at the defender's turns every legal move of the
+    /// defender is tried, not only the defences the solver generates.
+    struct WinChecker {
+        /// The solver whose proof is checked (its table is read, never searched again).
+        proof: VctSolver,
+        /// Searches the positions the proof's table no longer holds.
+        vct: VctSolver,
+        vcf: ThreatSolver,
+        /// Defender turns checked, attacker moves taken from the proof, and from new searches.
+        defender_turns: u64,
+        from_proof: u64,
+        solved: u64,
+    }
+
+    impl WinChecker {
+        fn new() -> WinChecker {
+            WinChecker {
+                proof: VctSolver::new(),
+                vct: VctSolver::new(),
+                vcf: ThreatSolver::vcf(),
+                defender_turns: 0,
+                from_proof: 0,
+                solved: 0,
+            }
+        }
+
+        /// Whether the position (the defender to move) is proven in the last proof's table.
+        fn proven(&self, b: &Board) -> bool {
+            self.proof.lookup(b.hash() ^ self.proof.salt).0 == 0
+        }
+
+        /// Whether `line` (attacker fours and the defender's forced replies) wins as played:
+        /// before every attacker move the defender has no five; every attacker move is legal
+        /// and leaves a five point; a single five point is the defender's only move; the line
+        /// ends when the defender cannot block (two fives, or a block black may not play).
+        fn vcf_line_wins(b: &mut Board, line: &[Pos], att: Color) -> bool {
+            let def = att.other();
+            let mut played = 0;
+            let mut wins = false;
+            for &a in line.iter().step_by(2) {
+                if !five_points(b, att).is_empty() {
+                    wins = true;
+                    break;
+                }
+                if !five_points(b, def).is_empty() || !b.is_empty(a) || !b.is_legal(a, att) {
+                    break;
+                }
+                b.play(a, att);
+                played += 1;
+                let fives = five_points(b, att);
+                if fives.is_empty() {
+                    break;
+                }
+                if fives.len() >= 2 || !b.is_legal(fives[0], def) {
+                    wins = true;
+                    break;
+                }
+                b.play(fives[0], def);
+                played += 1;
+            }
+            for _ in 0..played {
+                b.undo();
+            }
+            wins
+        }
+
+        /// `att` to move wins within `left` threats named by the solver (forced blocks and the
+        /// final VCF lines are not counted).
+        fn attacker_wins(&mut self, b: &mut Board, att: Color, left: usize) -> bool {
+            let def = att.other();
+            if !five_points(b, att).is_empty() {
+                return true;
+            }
+            let def_fives = five_points(b, def);
+            if !def_fives.is_empty() {
+                // The only move is the block.
+                if def_fives.len() > 1 || !b.is_legal(def_fives[0], att) {
+                    return false;
+                }
+                b.play(def_fives[0], att);
+                let wins = self.defender_loses(b, att, left);
+                b.undo();
+                return wins;
+            }
+            // A move that leaves two five points (the defender has none) wins.
+            let cells: Vec<Pos> = b.cells_iter().collect();
+            for &p in &cells {
+                if b.is_empty(p) && b.class(att, p) >= C_FOUR && b.is_legal(p, att) {
+                    b.play(p, att);
+                    let fives = five_points(b, att).len();
+                    b.undo();
+                    if fives >= 2 {
+                        return true;
+                    }
+                }
+            }
+            if let Some(line) = self.vcf.solve_line(b, 40, 200_000).map(|l| l.to_vec()) {
+                if Self::vcf_line_wins(b, &line, att) {
+                    return true;
+                }
+            }
+            if left == 0 {
+                return false;
+            }
+            let mut tree_move = None;
+            for &p in &cells {
+                if b.is_empty(p) && b.is_legal(p, att) {
+                    b.play(p, att);
+                    let proven = self.proven(b);
+                    b.undo();
+                    if proven {
+                        tree_move = Some(p);
+                        break;
+                    }
+                }
+            }
+            let m = match tree_move {
+                Some(m) => {
+                    self.from_proof += 1;
+                    m
+                }
+                None => {
+                    self.solved += 1;
+                    match self.vct.solve(b, left, 2_000_000, None) {
+                        Some(m) => m,
+                        None => return false,
+                    }
+                }
+            };
+            if !b.is_empty(m) || !b.is_legal(m, att) {
+                return false;
+            }
+            b.play(m, att);
+            let wins = self.defender_loses(b, att, left - 1);
+            b.undo();
+            wins
+        }
+
+        /// The defender to move loses whatever legal move it plays.
+        fn defender_loses(&mut self, b: &mut Board, att: Color, left: usize) -> bool {
+            let def = att.other();
+            self.defender_turns += 1;
+            if !five_points(b, def).is_empty() {
+                return false;
+            }
+            let cells: Vec<Pos> = b.cells_iter().collect();
+            for d in cells {
+                if !b.is_empty(d) || !b.is_legal(d, def) {
+                    continue;
+                }
+                b.play(d, def);
+                let wins = self.attacker_wins(b, att, left);
+                b.undo();
+                if !wins {
+                    return false;
+                }
+            }
+            true
+        }
+    }
+
+    #[test]
+    fn the_win_checker_rejects_a_win_that_is_not_one() {
+        let mut checker = WinChecker::new();
+        // The defender has a five: every claim fails.
+        let mut b = board(
+            &[(7, 7), (8, 7), (9, 7), (10, 7)],
+            &[(0, 0), (0, 1), (0, 2), (0, 3)],
+        );
+        b.set_side_to_move(Color::White);
+        assert!(!checker.defender_loses(&mut b, Color::Black, 4));
+        // An open three with no threats left: the defender blocks it.
+        let mut b = board(&[(7, 7), (8, 7), (9, 7)], &[(0, 0), (0, 14)]);
+        b.set_side_to_move(Color::White);
+        assert!(!checker.defender_loses(&mut b, Color::Black, 0));
+        // An open four wins.
+        let mut b = board(&[(7, 7), (8, 7), (9, 7), (10, 7)], &[(0, 0), (0, 14)]);
+        b.set_side_to_move(Color::White);
+        assert!(checker.defender_loses(&mut b, Color::Black, 0));
+    }
+
+    #[test]
+    fn the_vct_wins_found_replay_against_every_defence() {
+        for (id, moves, threats) in [
+            ("vct-quintet-006", 0, 8),
+            ("vct-quintet-007", 0, 8),
+            ("vct-quintet-008", 0, 8),
+            ("vct-quintet-009", 0, 8),
+            ("vct-quintet-011", 0, 8),
+            ("vct-quintet-010", 0, 16),
+            ("vct-quintet-013", 0, 16),
+            // The last 17 moves of vct-quintet-015's 35-move line.
+            ("vct-quintet-015", 18, 12),
+        ] {
+            let p = puzzles()
+                .into_iter()
+                .find(|p| p.id == id)
+                .expect("in testdata");
+            let mut b = p.board.clone();
+            for &m in &pv_015()[..moves] {
+                let c = b.side_to_move();
+                let m = Pos::new(m.0, m.1);
+                assert!(b.is_empty(m) && b.is_legal(m, c), "{id}: {m}");
+                b.play(m, c);
+            }
+            let att = b.side_to_move();
+            let mut checker = WinChecker::new();
+            let first = checker.proof.solve(&mut b, threats, 2_000_000, None);
+            let first = first.unwrap_or_else(|| panic!("{id}: a win"));
+            // The first move reported is a proven child of the root.
+            b.play(first, att);
+            assert!(checker.proven(&b), "{id}: {first}");
+            b.undo();
+            assert!(checker.attacker_wins(&mut b, att, threats), "{id}");
+            assert!(checker.from_proof > 0 && checker.defender_turns > 0, "{id}");
+            eprintln!(
+                "{id}: {} moves from the proof, {} searched, {} defender turns",
+                checker.from_proof, checker.solved, checker.defender_turns
+            );
+        }
+    }
+
+    /// vct-quintet-015's solution line.
+    fn pv_015() -> [(usize, usize); 35] {
+        [
+            (5, 9),
+            (4, 10),
+            (4, 8),
+            (3, 7),
+            (6, 6),
+            (7, 5),
+            (5, 5),
+            (4, 4),
+            (7, 11),
+            (8, 12),
+            (9, 9),
+            (8, 8),
+            (8, 10),
+            (6, 12),
+            (3, 9),
+            (2, 10),
+            (9, 10),
+            (7, 10),
+            (9, 7),
+            (9, 6),
+            (8, 6),
+            (9, 5),
+            (9, 11),
+            (9, 8),
+            (10, 8),
+            (11, 7),
+            (12, 10),
+            (11, 9),
+            (10, 11),
+            (8, 11),
+            (9, 12),
+            (9, 13),
+            (10, 10),
+            (11, 10),
+            (10, 9),
+        ]
+    }
+
     #[test]
     fn a_defender_stone_off_the_spoilers_leaves_a_vcf_line_winning() {
         // Along every VCF line found (from each of its attacker turns on), a defender's stone
