@@ -419,14 +419,17 @@ impl VctSolver {
     /// would make a four at any of the line's attacker turns (its blocks may then make a
     /// five or a four that must be answered), and, when the line ends with two fives, their
     /// points. A defender's stone elsewhere leaves every four of the line a four with the same
-    /// block and the defender without a five. `false` (nothing marked) when renju's forbidden
-    /// points make that argument incomplete: a black attacker's move that may be forbidden, or
-    /// a line that ends on a block black may not play.
+    /// block and the defender without a five. `false` when that argument is incomplete: a line
+    /// that ends on a block black may not play. Under renju a white stone may also make one of a
+    /// black attacker's moves forbidden: the indices in `line` of the moves where it might
+    /// ([`VctSolver::two_threes`]) go into `forbidden` (bit `i` for `line[i]`), for
+    /// [`VctSolver::forbidding`].
     fn spoilers(
         board: &mut Board,
         line: &[Pos],
         attacker: Color,
         mask: &mut [bool; CELLS],
+        forbidden: &mut u128,
     ) -> bool {
         let side = board.side_to_move();
         let defender = attacker.other();
@@ -448,8 +451,11 @@ impl VctSolver {
                 complete = i + 1 == line.len();
                 break;
             }
-            if renju && attacker == Color::Black && board.may_be_forbidden(a) {
-                break;
+            if renju && attacker == Color::Black && Self::two_threes(board, a) {
+                if i >= 128 {
+                    break;
+                }
+                *forbidden |= 1 << i;
             }
             board.play(a, attacker);
             played += 1;
@@ -476,6 +482,78 @@ impl VctSolver {
         }
         board.set_side_to_move(side);
         complete
+    }
+
+    /// Marks the cells within four steps of the points of `line` along the four directions.
+    fn near_line(line: &[Pos], near: &mut [bool; CELLS]) {
+        for &q in line {
+            for &d in &DIRS {
+                for k in -4..=4 {
+                    near[q.step(d, k).idx()] = true;
+                }
+            }
+        }
+    }
+
+    /// Whether black's four on `a` (a move of a VCF line, played as it is) comes with threes
+    /// in two other lines: only then can a white stone off the line's spoilers make it
+    /// forbidden. Such a stone leaves the four a four (its five point, the line's next block,
+    /// is a spoiler) and only takes away from black's shapes elsewhere (no second four, no
+    /// overline, no new three), so the move turns forbidden only by a double three, which
+    /// needs two lines that are threes already, one of them not a real three now (its four
+    /// point forbidden) and made real by the stone.
+    fn two_threes(board: &Board, a: Pos) -> bool {
+        board.may_be_forbidden(a)
+            && (0..4)
+                .filter(|&d| board.pattern(Color::Black, d, a) == Pattern::OpenThree)
+                .count()
+                >= 2
+    }
+
+    /// Marks in `out` the cells of `cand` (empty, none of them a point of `line` nor one that
+    /// [`VctSolver::spoilers`] marked) where a defender's stone makes one of the black
+    /// attacker's moves `forbidden` (bits by index in `line`) forbidden when the line, replayed
+    /// as it is, comes to it. Off the spoilers' cells the line's fours and blocks stay the same,
+    /// so this is the only way such a stone spoils it.
+    fn forbidding(
+        board: &mut Board,
+        line: &[Pos],
+        attacker: Color,
+        forbidden: u128,
+        cand: &[bool; CELLS],
+        out: &mut [bool; CELLS],
+    ) {
+        let side = board.side_to_move();
+        let defender = attacker.other();
+        let mut played = 0;
+        let mut i = 0;
+        while i < line.len() && i < 128 && forbidden >> i != 0 {
+            let a = line[i];
+            if forbidden >> i & 1 != 0 {
+                for c in board.cells_iter() {
+                    if !cand[c.idx()] || out[c.idx()] || !board.is_empty(c) {
+                        continue;
+                    }
+                    board.play(c, defender);
+                    let legal = board.is_legal(a, attacker);
+                    board.undo();
+                    if !legal {
+                        out[c.idx()] = true;
+                    }
+                }
+            }
+            if i + 1 >= line.len() {
+                break;
+            }
+            board.play(a, attacker);
+            board.play(line[i + 1], defender);
+            played += 2;
+            i += 2;
+        }
+        for _ in 0..played {
+            board.undo();
+        }
+        board.set_side_to_move(side);
     }
 
     /// Whether a stone of `c` on `p` makes a three (a four one move away) or an open two, or
@@ -613,16 +691,25 @@ impl VctSolver {
             // defender's fours and the points of the line first.
             let line = &vcf.line[..vcf.len as usize];
             debug_assert!(Self::line_wins(&mut board.clone(), line, opp));
-            // The cells within four steps of the line's points along the four directions: a
-            // stone there may spoil one of the line's fives.
+            // The cells where a stone may spoil the line (see `spoilers`), else (a line that
+            // argument does not cover) the cells within four steps of its points along the
+            // four directions.
             let mut zone = [false; CELLS];
-            if !Self::spoilers(board, line, opp, &mut zone) {
-                for &q in line {
-                    for &d in &DIRS {
-                        for k in -4..=4 {
-                            zone[q.step(d, k).idx()] = true;
-                        }
+            // Cells off the spoilers where the defender's stone makes one of the line's black
+            // moves forbidden (they spoil it without a replay).
+            let mut forbids = [false; CELLS];
+            let mut forbidden = 0;
+            let complete = Self::spoilers(board, line, opp, &mut zone, &mut forbidden);
+            if !complete || forbidden != 0 {
+                let mut near = [false; CELLS];
+                Self::near_line(line, &mut near);
+                if complete {
+                    for (n, &z) in near.iter_mut().zip(zone.iter()) {
+                        *n &= !z;
                     }
+                    Self::forbidding(board, line, opp, forbidden, &near, &mut forbids);
+                } else {
+                    zone = near;
                 }
             }
             for p in board.cells_iter() {
@@ -630,13 +717,17 @@ impl VctSolver {
                     continue;
                 }
                 let mine = board.class(me, p);
-                if !(zone[p.idx()] || mine >= C_FOUR) || !board.is_legal(p, me) {
+                let candidate = zone[p.idx()] || mine >= C_FOUR || forbids[p.idx()];
+                if !candidate || !board.is_legal(p, me) {
                     continue;
                 }
                 // A move after which the attacker's line still wins stops nothing.
-                board.play(p, me);
-                let stops = !Self::line_wins(board, line, opp);
-                board.undo();
+                let stops = forbids[p.idx()] || {
+                    board.play(p, me);
+                    let stops = !Self::line_wins(board, line, opp);
+                    board.undo();
+                    stops
+                };
                 if !stops {
                     continue;
                 }
@@ -1035,8 +1126,10 @@ mod tests {
     #[test]
     fn a_defender_stone_off_the_spoilers_leaves_a_vcf_line_winning() {
         // Along every VCF line found (from each of its attacker turns on), a defender's stone
-        // on any legal cell the spoilers leave out must not stop the rest of the line.
+        // on any legal cell the spoilers leave out must not stop the rest of the line, unless
+        // it makes one of the line's black moves forbidden.
         let mut checked = 0;
+        let mut forbidding = 0;
         for puzzle in puzzles() {
             let mut b = puzzle.board.clone();
             let attacker = b.side_to_move();
@@ -1055,16 +1148,38 @@ mod tests {
                     puzzle.id
                 );
                 let mut mask = [false; CELLS];
-                if VctSolver::spoilers(&mut b, rest, attacker, &mut mask) {
+                let mut forbidden = 0;
+                if VctSolver::spoilers(&mut b, rest, attacker, &mut mask, &mut forbidden) {
+                    // Off the spoilers a stone spoils the line only by making one of its
+                    // black moves forbidden, and then near the line.
+                    let mut off = [false; CELLS];
                     for p in b.cells_iter() {
-                        if !b.is_empty(p) || mask[p.idx()] || !b.is_legal(p, defender) {
+                        off[p.idx()] = b.is_empty(p) && !mask[p.idx()];
+                    }
+                    let mut forbids = [false; CELLS];
+                    VctSolver::forbidding(&mut b, rest, attacker, forbidden, &off, &mut forbids);
+                    let mut near = [false; CELLS];
+                    VctSolver::near_line(rest, &mut near);
+                    for p in b.cells_iter() {
+                        if !off[p.idx()] || !b.is_legal(p, defender) {
                             continue;
                         }
                         b.play(p, defender);
                         let wins = VctSolver::line_wins(&mut b, rest, attacker);
                         b.undo();
-                        assert!(wins, "{} from move {start}: {p} spoils the line", puzzle.id);
+                        assert_eq!(
+                            wins,
+                            !forbids[p.idx()],
+                            "{} from move {start}: {p}",
+                            puzzle.id
+                        );
+                        assert!(
+                            wins || near[p.idx()],
+                            "{} from move {start}: {p}",
+                            puzzle.id
+                        );
                         checked += 1;
+                        forbidding += !wins as u32;
                     }
                 }
                 // On to the next attacker turn.
@@ -1075,6 +1190,7 @@ mod tests {
             }
         }
         assert!(checked > 5_000, "{checked}");
+        eprintln!("{checked} cells off the spoilers, {forbidding} of them forbidding");
     }
 
     #[test]
