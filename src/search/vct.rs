@@ -419,17 +419,20 @@ impl VctSolver {
     /// would make a four at any of the line's attacker turns (its blocks may then make a
     /// five or a four that must be answered), and, when the line ends with two fives, their
     /// points. A defender's stone elsewhere leaves every four of the line a four with the same
-    /// block and the defender without a five. `false` when that argument is incomplete: a line
-    /// that ends on a block black may not play. Under renju a white stone may also make one of a
-    /// black attacker's moves forbidden: the indices in `line` of the moves where it might
-    /// ([`VctSolver::two_threes`]) go into `forbidden` (bit `i` for `line[i]`), for
-    /// [`VctSolver::forbidding`].
+    /// block and the defender without a five. `false` when that argument is incomplete. Under
+    /// renju a defender's stone may also spoil the line through forbidden points, which
+    /// [`VctSolver::forbidding`] checks: a white stone may make a black attacker's move
+    /// forbidden (the indices in `line` of the moves where it might, see
+    /// [`VctSolver::two_threes`], go into `forbidden`, bit `i` for `line[i]`), and when the
+    /// line ends on a four whose five point black may not block, a black stone may make that
+    /// point legal (it goes into `last_block`).
     fn spoilers(
         board: &mut Board,
         line: &[Pos],
         attacker: Color,
         mask: &mut [bool; CELLS],
         forbidden: &mut u128,
+        last_block: &mut Pos,
     ) -> bool {
         let side = board.side_to_move();
         let defender = attacker.other();
@@ -468,6 +471,16 @@ impl VctSolver {
                         }
                     }
                     complete = true;
+                } else if renju && defender == Color::Black {
+                    // A four whose five point black may not block: black's stone elsewhere may
+                    // make that point legal (see `VctSolver::forbidding`).
+                    if let Some(f) = Self::five_point(board, attacker) {
+                        if !board.is_legal(f, defender) {
+                            mask[f.idx()] = true;
+                            *last_block = f;
+                            complete = true;
+                        }
+                    }
                 }
                 break;
             }
@@ -511,15 +524,18 @@ impl VctSolver {
     }
 
     /// Marks in `out` the cells of `cand` (empty, none of them a point of `line` nor one that
-    /// [`VctSolver::spoilers`] marked) where a defender's stone makes one of the black
-    /// attacker's moves `forbidden` (bits by index in `line`) forbidden when the line, replayed
-    /// as it is, comes to it. Off the spoilers' cells the line's fours and blocks stay the same,
-    /// so this is the only way such a stone spoils it.
+    /// [`VctSolver::spoilers`] marked) where a defender's stone spoils the line through
+    /// forbidden points: it makes one of the black attacker's moves `forbidden` (bits by index
+    /// in `line`) forbidden when the line, replayed as it is, comes to it, or it makes the
+    /// line's `last_block` (a five point black may not block at the end) legal. Off the
+    /// spoilers' cells the line's fours and blocks stay the same (a black block that turns
+    /// forbidden only wins sooner), so these are the only ways such a stone spoils it.
     fn forbidding(
         board: &mut Board,
         line: &[Pos],
         attacker: Color,
         forbidden: u128,
+        last_block: Pos,
         cand: &[bool; CELLS],
         out: &mut [bool; CELLS],
     ) {
@@ -527,9 +543,13 @@ impl VctSolver {
         let defender = attacker.other();
         let mut played = 0;
         let mut i = 0;
-        while i < line.len() && i < 128 && forbidden >> i != 0 {
+        while i < line.len() {
             let a = line[i];
-            if forbidden >> i & 1 != 0 {
+            let more = i < 128 && forbidden >> i != 0;
+            if !more && last_block.is_none() {
+                break;
+            }
+            if more && forbidden >> i & 1 != 0 {
                 for c in board.cells_iter() {
                     if !cand[c.idx()] || out[c.idx()] || !board.is_empty(c) {
                         continue;
@@ -543,6 +563,21 @@ impl VctSolver {
                 }
             }
             if i + 1 >= line.len() {
+                if !last_block.is_none() {
+                    board.play(a, attacker);
+                    played += 1;
+                    for c in board.cells_iter() {
+                        if !cand[c.idx()] || out[c.idx()] || !board.is_empty(c) {
+                            continue;
+                        }
+                        board.play(c, defender);
+                        let legal = board.is_legal(last_block, defender);
+                        board.undo();
+                        if legal {
+                            out[c.idx()] = true;
+                        }
+                    }
+                }
                 break;
             }
             board.play(a, attacker);
@@ -699,15 +734,21 @@ impl VctSolver {
             // moves forbidden (they spoil it without a replay).
             let mut forbids = [false; CELLS];
             let mut forbidden = 0;
-            let complete = Self::spoilers(board, line, opp, &mut zone, &mut forbidden);
-            if !complete || forbidden != 0 {
+            let mut last_block = Pos::NONE;
+            let complete =
+                Self::spoilers(board, line, opp, &mut zone, &mut forbidden, &mut last_block);
+            if !complete || forbidden != 0 || !last_block.is_none() {
                 let mut near = [false; CELLS];
                 Self::near_line(line, &mut near);
                 if complete {
+                    if !last_block.is_none() {
+                        Self::near_line(&[last_block], &mut near);
+                    }
                     for (n, &z) in near.iter_mut().zip(zone.iter()) {
                         *n &= !z;
                     }
-                    Self::forbidding(board, line, opp, forbidden, &near, &mut forbids);
+                    let f = last_block;
+                    Self::forbidding(board, line, opp, forbidden, f, &near, &mut forbids);
                 } else {
                     zone = near;
                 }
@@ -1130,6 +1171,7 @@ mod tests {
         // it makes one of the line's black moves forbidden.
         let mut checked = 0;
         let mut forbidding = 0;
+        let mut lasts = 0;
         for puzzle in puzzles() {
             let mut b = puzzle.board.clone();
             let attacker = b.side_to_move();
@@ -1149,7 +1191,9 @@ mod tests {
                 );
                 let mut mask = [false; CELLS];
                 let mut forbidden = 0;
-                if VctSolver::spoilers(&mut b, rest, attacker, &mut mask, &mut forbidden) {
+                let mut last = Pos::NONE;
+                let spoilers = VctSolver::spoilers;
+                if spoilers(&mut b, rest, attacker, &mut mask, &mut forbidden, &mut last) {
                     // Off the spoilers a stone spoils the line only by making one of its
                     // black moves forbidden, and then near the line.
                     let mut off = [false; CELLS];
@@ -1157,9 +1201,14 @@ mod tests {
                         off[p.idx()] = b.is_empty(p) && !mask[p.idx()];
                     }
                     let mut forbids = [false; CELLS];
-                    VctSolver::forbidding(&mut b, rest, attacker, forbidden, &off, &mut forbids);
+                    let forbid = VctSolver::forbidding;
+                    forbid(&mut b, rest, attacker, forbidden, last, &off, &mut forbids);
                     let mut near = [false; CELLS];
                     VctSolver::near_line(rest, &mut near);
+                    if !last.is_none() {
+                        VctSolver::near_line(&[last], &mut near);
+                        lasts += 1;
+                    }
                     for p in b.cells_iter() {
                         if !off[p.idx()] || !b.is_legal(p, defender) {
                             continue;
@@ -1190,7 +1239,7 @@ mod tests {
             }
         }
         assert!(checked > 5_000, "{checked}");
-        eprintln!("{checked} cells off the spoilers, {forbidding} of them forbidding");
+        eprintln!("{checked} cells off the spoilers, {forbidding} spoil, {lasts} forbidden ends");
     }
 
     #[test]
