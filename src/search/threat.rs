@@ -10,6 +10,7 @@
 //! 70–90-four renju problems) without re-searching them for every length.
 
 use crate::eval::classical::{C_FIVE, C_FOUR, C_OPEN_FOUR};
+use crate::game::pos::DIRS;
 use crate::game::{Board, Color, Pos};
 use std::time::Instant;
 
@@ -196,9 +197,7 @@ impl ThreatSolver {
             if board.class_count(opp, C_FIVE) >= 2 {
                 None
             } else {
-                board
-                    .cells_iter()
-                    .find(|&p| board.is_empty(p) && board.class(opp, p) == C_FIVE)
+                only_five_point(board, opp)
                     .filter(|&m| board.class(me, m) >= C_FOUR && board.is_legal(m, me))
                     .filter(|&m| self.threat_wins(board, m, left, ply))
             }
@@ -291,10 +290,7 @@ impl ThreatSolver {
             // The attacker's move did not force anything.
             0 => false,
             1 => {
-                let block = board
-                    .cells_iter()
-                    .find(|&p| board.is_empty(p) && board.class(opp, p) == C_FIVE)
-                    .expect("counted");
+                let block = only_five_point(board, opp).expect("counted");
                 // A block black may not play (a forbidden point) is no block.
                 if !board.is_legal(block, me) {
                     self.line_len = ply;
@@ -314,6 +310,25 @@ impl ThreatSolver {
             }
         }
     }
+}
+
+/// The five point of `c` when it has exactly one (`class_count(c, C_FIVE) == 1`): looked for
+/// first on the lines through the last move, which made it in the solvers (a side with a five
+/// point wins or blocks at once), then on the whole board.
+pub(super) fn only_five_point(board: &Board, c: Color) -> Option<Pos> {
+    debug_assert_eq!(board.class_count(c, C_FIVE), 1);
+    let is_five = |p: Pos| board.is_empty(p) && board.class(c, p) == C_FIVE;
+    if let Some(last) = board.last_move() {
+        for &d in &DIRS {
+            for k in (-4..=4).filter(|&k| k != 0) {
+                let p = last.step(d, k);
+                if is_five(p) {
+                    return Some(p);
+                }
+            }
+        }
+    }
+    board.cells_iter().find(|&p| is_five(p))
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@
 //! Renju: black never plays a forbidden point; white may win through them (a block on a
 //! forbidden point is no block).
 
-use super::threat::ThreatSolver;
+use super::threat::{only_five_point, ThreatSolver};
 use crate::eval::classical::{C_DOUBLE_THREE, C_FIVE, C_FOUR, C_OPEN_FOUR, C_THREE};
 use crate::game::pattern::Pattern;
 use crate::game::pos::{CELLS, DIRS};
@@ -244,7 +244,7 @@ impl VctSolver {
         match board.class_count(opp, C_FIVE) {
             0 => None,
             1 => {
-                let block = Self::five_point(board, opp).expect("counted");
+                let block = only_five_point(board, opp).expect("counted");
                 if !board.is_legal(block, me) {
                     return Some(false);
                 }
