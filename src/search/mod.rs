@@ -44,6 +44,8 @@ const LMP_BASE: usize = 4;
 /// Late quiet moves are searched one ply shallower (two when very late and deep).
 const LMR_DEPTH: i32 = 3;
 const LMR_FIRST: usize = 4;
+/// Per ply of depth, how far the static evaluation must exceed beta for the fail-high reduction.
+const FAIL_HIGH_MARGIN: i32 = 20;
 /// How often (in nodes) the clock and the stop flag are read.
 const CHECK_EVERY: u64 = 32;
 
@@ -560,6 +562,13 @@ impl Searcher {
             list.bring_to_front(tt_move);
         }
         let extension = (situation == Situation::BlockFive && list.len() == 1) as i32;
+        // Far above beta with nothing to answer: likely to fail high, so the moves that make no
+        // four are searched a ply shallower.
+        let likely_high = !pv_node
+            && calm
+            && situation == Situation::Normal
+            && stand >= beta + FAIL_HIGH_MARGIN * depth
+            && beta.abs() < WIN_BOUND;
         let alpha_in = alpha;
         let mut best = -INF;
         let mut best_move = Pos::NONE;
@@ -581,8 +590,9 @@ impl Searcher {
             if i > 0 && quiet && best > -WIN_BOUND && (futile || i >= move_count_limit) {
                 continue;
             }
+            let shallower = (likely_high && board.class(me, m) < C_FOUR) as i32;
             board.play(m, me);
-            let d = depth - 1 + extension;
+            let d = depth - 1 + extension - shallower;
             let mut score;
             if i == 0 {
                 score = -self.pvs(board, d, -beta, -alpha, ply + 1, pv_node);
