@@ -197,7 +197,7 @@ impl ThreatSolver {
             if board.class_count(opp, C_FIVE) >= 2 {
                 None
             } else {
-                only_five_point(board, opp)
+                five_point(board, opp)
                     .filter(|&m| board.class(me, m) >= C_FOUR && board.is_legal(m, me))
                     .filter(|&m| self.threat_wins(board, m, left, ply))
             }
@@ -290,7 +290,7 @@ impl ThreatSolver {
             // The attacker's move did not force anything.
             0 => false,
             1 => {
-                let block = only_five_point(board, opp).expect("counted");
+                let block = five_point(board, opp).expect("counted");
                 // A block black may not play (a forbidden point) is no block.
                 if !board.is_legal(block, me) {
                     self.line_len = ply;
@@ -312,11 +312,10 @@ impl ThreatSolver {
     }
 }
 
-/// The five point of `c` when it has exactly one (`class_count(c, C_FIVE) == 1`): looked for
-/// first on the lines through the last move, which made it in the solvers (a side with a five
-/// point wins or blocks at once), then on the whole board.
-pub(super) fn only_five_point(board: &Board, c: Color) -> Option<Pos> {
-    debug_assert_eq!(board.class_count(c, C_FIVE), 1);
+/// A point where `c` completes a five (the only one when it has one): looked for first on the
+/// lines through the last move, which made it in the solvers (a side with a five point wins or
+/// blocks at once), then on the whole board.
+pub(super) fn five_point(board: &Board, c: Color) -> Option<Pos> {
     let is_five = |p: Pos| board.is_empty(p) && board.class(c, p) == C_FIVE;
     if let Some(last) = board.last_move() {
         for &d in &DIRS {

@@ -16,7 +16,7 @@
 //! Renju: black never plays a forbidden point; white may win through them (a block on a
 //! forbidden point is no block).
 
-use super::threat::{only_five_point, ThreatSolver};
+use super::threat::{five_point, ThreatSolver};
 use crate::eval::classical::{C_DOUBLE_THREE, C_FIVE, C_FOUR, C_OPEN_FOUR, C_THREE};
 use crate::game::pattern::Pattern;
 use crate::game::pos::{CELLS, DIRS};
@@ -189,7 +189,7 @@ impl VctSolver {
         if pn == 0 && self.root_win.is_none() {
             // Proven without children: a five, or a VCF found by the node's check.
             let me = board.side_to_move();
-            self.root_win = match Self::five_point(board, me) {
+            self.root_win = match five_point(board, me) {
                 Some(p) => p,
                 None => {
                     let vcf = self.vcf_check(board, key, me, OR_CHECK_NODES);
@@ -244,7 +244,7 @@ impl VctSolver {
         match board.class_count(opp, C_FIVE) {
             0 => None,
             1 => {
-                let block = only_five_point(board, opp).expect("counted");
+                let block = five_point(board, opp).expect("counted");
                 if !board.is_legal(block, me) {
                     return Some(false);
                 }
@@ -253,13 +253,6 @@ impl VctSolver {
             }
             _ => Some(false),
         }
-    }
-
-    /// The single point where `c` completes a five, if it has exactly one.
-    fn five_point(board: &Board, c: Color) -> Option<Pos> {
-        board
-            .cells_iter()
-            .find(|&p| board.is_empty(p) && board.class(c, p) == C_FIVE)
     }
 
     /// Whether `c` has an open four (or double four) point it may play.
@@ -394,7 +387,7 @@ impl VctSolver {
             let block = match line.get(i + 1) {
                 Some(&b) if board.is_empty(b) && board.class(attacker, b) == C_FIVE => b,
                 Some(_) => break,
-                None => match Self::five_point(board, attacker) {
+                None => match five_point(board, attacker) {
                     Some(b) => b,
                     None => break,
                 },
@@ -477,7 +470,7 @@ impl VctSolver {
                 } else if renju && defender == Color::Black {
                     // A four whose five point black may not block: black's stone elsewhere may
                     // make that point legal (see `VctSolver::forbidding`).
-                    if let Some(f) = Self::five_point(board, attacker) {
+                    if let Some(f) = five_point(board, attacker) {
                         if !board.is_legal(f, defender) {
                             mask[f.idx()] = true;
                             *last_block = f;
@@ -1255,30 +1248,8 @@ mod tests {
             .into_iter()
             .find(|p| p.id == "vct-quintet-015")
             .expect("in testdata");
-        let pv = [
-            (5, 9),
-            (4, 10),
-            (4, 8),
-            (3, 7),
-            (6, 6),
-            (7, 5),
-            (5, 5),
-            (4, 4),
-            (7, 11),
-            (8, 12),
-            (9, 9),
-            (8, 8),
-            (8, 10),
-            (6, 12),
-            (3, 9),
-            (2, 10),
-            (9, 10),
-            (7, 10),
-            (9, 7),
-            (9, 8),
-        ];
         let mut b = p.board.clone();
-        for (x, y) in pv {
+        for &(x, y) in pv_015()[..19].iter().chain(&[(9, 8)]) {
             let c = b.side_to_move();
             b.play(Pos::new(x, y), c);
         }
