@@ -10,7 +10,7 @@ pub mod vct;
 
 use crate::eval::classical::{self, C_FIVE, C_FOUR, C_OPEN_FOUR, C_THREE};
 use crate::game::{Board, Pos};
-use movepick::{generate, generate_fours, MoveList, Situation};
+use movepick::{generate, generate_fours, generate_fours_near, MoveList, Situation};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -649,7 +649,8 @@ impl Searcher {
         self.pv_len[ply] = child_len + 1;
     }
 
-    /// The horizon: forced blocks are played out, then the side to move tries its fours (VCF).
+    /// The horizon: forced blocks are played out, then the side to move tries its fours near its
+    /// last stone (VCF).
     fn qsearch(
         &mut self,
         board: &mut Board,
@@ -698,14 +699,21 @@ impl Searcher {
             return stand;
         }
         let mut list = std::mem::take(&mut self.lists[ply]);
-        generate_fours(board, &mut list);
         if board.class_count(me, C_OPEN_FOUR) > 0
             && (C_FOUR..=C_OPEN_FOUR).all(|c| board.class_count(opp, c) == 0)
-            && list.iter().any(|p| board.class(me, p) == C_OPEN_FOUR)
         {
-            // An open four the opponent cannot answer with a four of its own.
-            self.lists[ply] = list;
-            return WIN - (ply as i32 + 3);
+            generate_fours(board, &mut list);
+            if list.iter().any(|p| board.class(me, p) == C_OPEN_FOUR) {
+                // An open four the opponent cannot answer with a four of its own.
+                self.lists[ply] = list;
+                return WIN - (ply as i32 + 3);
+            }
+        }
+        // Only fours near the side's own last stone: a threat sequence grows from it.
+        let own_last = board.history().iter().rev().take(3).find(|e| e.1 == me);
+        match own_last {
+            Some(&(centre, _)) => generate_fours_near(board, &mut list, centre),
+            None => generate_fours(board, &mut list),
         }
         alpha = alpha.max(stand);
         let mut best = stand;
