@@ -8,7 +8,7 @@ pub mod time;
 pub mod tt;
 pub mod vct;
 
-use crate::eval::classical::{self, C_FIVE, C_FOUR, C_OPEN_FOUR, C_THREE};
+use crate::eval::classical::{self, C_FIVE, C_FOUR, C_FOUR_THREE, C_OPEN_FOUR, C_THREE};
 use crate::game::{Board, Pos};
 use movepick::{generate, generate_fours, generate_fours_near, MoveList, Situation};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,6 +44,9 @@ const LMP_BASE: usize = 4;
 /// Late quiet moves are searched one ply shallower (two when very late and deep).
 const LMR_DEPTH: i32 = 3;
 const LMR_FIRST: usize = 4;
+/// Reverse futility pruning up to this depth, with this margin per ply beyond the first.
+const RFP_DEPTH: i32 = 3;
+const RFP_MARGIN: i32 = 100;
 /// Per ply of depth, how far the static evaluation must exceed beta for the fail-high reduction.
 const FAIL_HIGH_MARGIN: i32 = 20;
 /// How often (in nodes) the clock and the stop flag are read.
@@ -522,6 +525,18 @@ impl Searcher {
         // The opponent threatens nothing that a pass would let through at once.
         let calm = board.class_count(opp, C_FIVE) == 0 && board.class_count(opp, C_OPEN_FOUR) == 0;
         let stand = if calm { Self::evaluate(board) } else { -INF };
+        if !pv_node
+            && calm
+            && depth <= RFP_DEPTH
+            && stand - RFP_MARGIN * (depth - 1) >= beta
+            && board.class_count(opp, C_FOUR_THREE) == 0
+            && stand.abs() < WIN_BOUND
+            && beta.abs() < WIN_BOUND
+        {
+            // Reverse futility: so far above beta near the horizon that no move will fall
+            // below it.
+            return stand;
+        }
         if !pv_node
             && calm
             && depth >= NULL_MIN_DEPTH
