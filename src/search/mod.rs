@@ -694,11 +694,8 @@ impl Searcher {
             if board.class_count(opp, C_FIVE) >= 2 {
                 return -(WIN - (ply as i32 + 2));
             }
-            let mut list = std::mem::take(&mut self.lists[ply]);
-            generate(board, &mut list);
-            let first = (!list.is_empty()).then(|| list.get(0));
-            self.lists[ply] = list;
-            let Some(m) = first else {
+            // The one block (in caro the five point itself, which is always legal there).
+            let Some(m) = threat::five_point(board, opp).filter(|&p| board.is_legal(p, me)) else {
                 return -(WIN - (ply as i32 + 2));
             };
             board.play(m, me);
