@@ -117,16 +117,10 @@ pub fn generate(board: &mut Board, list: &mut MoveList) -> Situation {
     let defend = board.class_count(opp, C_OPEN_FOUR) > 0;
     let empty_board = board.stone_count() == 0;
     for p in board.cells_iter() {
-        if !board.is_empty(p) {
+        if !board.is_empty(p) || !(defend || board.near(p)) {
             continue;
         }
-        let (mine, theirs) = (board.class(me, p), board.class(opp, p));
-        let keep = if defend {
-            mine >= C_FOUR || theirs >= C_FOUR
-        } else {
-            board.near(p)
-        };
-        if !keep {
+        if defend && board.class(me, p) < C_FOUR && board.class(opp, p) < C_FOUR {
             continue;
         }
         let score = board.cell_score(me, p) * 3 / 2 + board.cell_score(opp, p);
