@@ -706,10 +706,24 @@ impl Searcher {
             }
             return score;
         }
+        let key = Self::key(board);
+        let mut tt_move = Pos::NONE;
+        if let Some(h) = self.tt.probe(key) {
+            let s = score_from_tt(h.score, ply);
+            if h.depth >= 0
+                && (h.bound == BOUND_EXACT
+                    || (h.bound == BOUND_LOWER && s >= beta)
+                    || (h.bound == BOUND_UPPER && s <= alpha))
+            {
+                return s;
+            }
+            tt_move = h.best;
+        }
         let stand = Self::evaluate(board);
         if stand >= beta || vcf_left <= 0 {
             return stand;
         }
+        let alpha_in = alpha;
         let mut list = std::mem::take(&mut self.lists[ply]);
         if board.class_count(me, C_OPEN_FOUR) > 0
             && (C_FOUR..=C_OPEN_FOUR).all(|c| board.class_count(opp, c) == 0)
@@ -727,8 +741,13 @@ impl Searcher {
             Some(&(centre, _)) => generate_fours_near(board, &mut list, centre),
             None => generate_fours(board, &mut list),
         }
+        let searched = !list.is_empty();
+        if !tt_move.is_none() {
+            list.bring_to_front(tt_move);
+        }
         alpha = alpha.max(stand);
         let mut best = stand;
+        let mut best_move = Pos::NONE;
         for i in 0..list.len() {
             let m = list.get(i);
             board.play(m, me);
@@ -742,6 +761,7 @@ impl Searcher {
                 best = score;
                 if score > alpha {
                     alpha = score;
+                    best_move = m;
                     self.update_pv(ply, m);
                     if alpha >= beta {
                         break;
@@ -750,6 +770,17 @@ impl Searcher {
             }
         }
         self.lists[ply] = list;
+        if searched {
+            let bound = if best >= beta {
+                BOUND_LOWER
+            } else if best > alpha_in {
+                BOUND_EXACT
+            } else {
+                BOUND_UPPER
+            };
+            self.tt
+                .store(key, best_move, score_to_tt(best, ply), 0, 0, bound);
+        }
         best
     }
 }
