@@ -173,6 +173,27 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
     }
 }
 
+/// Whether a stored score `s` with `bound` settles a node searched with the window
+/// (`alpha`, `beta`).
+#[inline]
+fn bound_decides(bound: u8, s: i32, alpha: i32, beta: i32) -> bool {
+    bound == BOUND_EXACT
+        || (bound == BOUND_LOWER && s >= beta)
+        || (bound == BOUND_UPPER && s <= alpha)
+}
+
+/// The bound a search result `best` is, for a node entered with the window (`alpha_in`, `beta`).
+#[inline]
+fn bound_of(best: i32, alpha_in: i32, beta: i32) -> u8 {
+    if best >= beta {
+        BOUND_LOWER
+    } else if best > alpha_in {
+        BOUND_EXACT
+    } else {
+        BOUND_UPPER
+    }
+}
+
 impl Searcher {
     pub fn new(tt_bytes: usize) -> Searcher {
         Searcher {
@@ -512,12 +533,7 @@ impl Searcher {
         if let Some(h) = self.tt.probe(key) {
             tt_move = h.best;
             let s = score_from_tt(h.score, ply);
-            if !pv_node
-                && h.depth >= depth
-                && (h.bound == BOUND_EXACT
-                    || (h.bound == BOUND_LOWER && s >= beta)
-                    || (h.bound == BOUND_UPPER && s <= alpha))
-            {
+            if !pv_node && h.depth >= depth && bound_decides(h.bound, s, alpha, beta) {
                 return s;
             }
         }
@@ -643,13 +659,7 @@ impl Searcher {
             }
         }
         self.lists[ply] = list;
-        let bound = if best >= beta {
-            BOUND_LOWER
-        } else if best > alpha_in {
-            BOUND_EXACT
-        } else {
-            BOUND_UPPER
-        };
+        let bound = bound_of(best, alpha_in, beta);
         self.tt
             .store(key, best_move, score_to_tt(best, ply), 0, depth, bound);
         best
@@ -710,11 +720,7 @@ impl Searcher {
         let mut tt_move = Pos::NONE;
         if let Some(h) = self.tt.probe(key) {
             let s = score_from_tt(h.score, ply);
-            if h.depth >= 0
-                && (h.bound == BOUND_EXACT
-                    || (h.bound == BOUND_LOWER && s >= beta)
-                    || (h.bound == BOUND_UPPER && s <= alpha))
-            {
+            if h.depth >= 0 && bound_decides(h.bound, s, alpha, beta) {
                 return s;
             }
             tt_move = h.best;
@@ -771,13 +777,7 @@ impl Searcher {
         }
         self.lists[ply] = list;
         if searched {
-            let bound = if best >= beta {
-                BOUND_LOWER
-            } else if best > alpha_in {
-                BOUND_EXACT
-            } else {
-                BOUND_UPPER
-            };
+            let bound = bound_of(best, alpha_in, beta);
             self.tt
                 .store(key, best_move, score_to_tt(best, ply), 0, 0, bound);
         }

@@ -8,7 +8,7 @@
 use crate::eval::classical::{C_FIVE, C_FOUR, C_OPEN_FOUR};
 use crate::game::pattern::Pattern;
 use crate::game::pos::DIRS;
-use crate::game::{Board, Cell, Pos, Rule};
+use crate::game::{Board, Cell, Color, Pos, Rule};
 
 /// Room for every cell of the largest board.
 pub const MAX_MOVES: usize = 32 * 32;
@@ -196,13 +196,19 @@ pub fn generate_fours(board: &mut Board, list: &mut MoveList) {
         return;
     }
     for p in board.cells_iter() {
-        if board.is_empty(p) && board.class(me, p) >= C_FOUR {
-            let score = board.class(me, p) as i32 * 1000 + board.cell_score(me, p);
-            list.push(p, score);
-        }
+        push_four(board, me, list, p);
     }
     retain_legal(board, list);
     list.sort();
+}
+
+/// Adds `p` when it is empty and `me` makes a four or better there, fours ordered by class.
+#[inline]
+fn push_four(board: &Board, me: Color, list: &mut MoveList, p: Pos) {
+    if board.is_empty(p) && board.class(me, p) >= C_FOUR {
+        let score = board.class(me, p) as i32 * 1000 + board.cell_score(me, p);
+        list.push(p, score);
+    }
 }
 
 /// Like [`generate_fours`], but only the fours close to `centre` (the side's own last move): within
@@ -214,23 +220,17 @@ pub fn generate_fours_near(board: &mut Board, list: &mut MoveList, centre: Pos) 
     if board.count_at_least(me, C_FOUR) == 0 {
         return;
     }
-    let mut consider = |p: Pos| {
-        if board.is_empty(p) && board.class(me, p) >= C_FOUR {
-            let score = board.class(me, p) as i32 * 1000 + board.cell_score(me, p);
-            list.push(p, score);
-        }
-    };
     let row = DIRS[1];
     for dy in -2..=2isize {
         for dx in -2..=2isize {
             if dx != 0 || dy != 0 {
-                consider(centre.step(row, dy).step(1, dx));
+                push_four(board, me, list, centre.step(row, dy).step(1, dx));
             }
         }
     }
     for d in DIRS {
         for k in [-4isize, -3, 3, 4] {
-            consider(centre.step(d, k));
+            push_four(board, me, list, centre.step(d, k));
         }
     }
     retain_legal(board, list);

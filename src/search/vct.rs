@@ -546,33 +546,14 @@ impl VctSolver {
                 break;
             }
             if more && forbidden >> i & 1 != 0 {
-                for c in board.cells_iter() {
-                    if !cand[c.idx()] || out[c.idx()] || !board.is_empty(c) {
-                        continue;
-                    }
-                    board.play(c, defender);
-                    let legal = board.is_legal(a, attacker);
-                    board.undo();
-                    if !legal {
-                        out[c.idx()] = true;
-                    }
-                }
+                Self::mark_changing_legality(board, defender, (a, attacker), false, cand, out);
             }
             if i + 1 >= line.len() {
                 if !last_block.is_none() {
                     board.play(a, attacker);
                     played += 1;
-                    for c in board.cells_iter() {
-                        if !cand[c.idx()] || out[c.idx()] || !board.is_empty(c) {
-                            continue;
-                        }
-                        board.play(c, defender);
-                        let legal = board.is_legal(last_block, defender);
-                        board.undo();
-                        if legal {
-                            out[c.idx()] = true;
-                        }
-                    }
+                    let block = (last_block, defender);
+                    Self::mark_changing_legality(board, defender, block, true, cand, out);
                 }
                 break;
             }
@@ -585,6 +566,29 @@ impl VctSolver {
             board.undo();
         }
         board.set_side_to_move(side);
+    }
+
+    /// Marks in `out` the empty, not yet marked cells of `cand` where a `defender` stone leaves
+    /// the move `target` (a point and its colour) legal exactly when `legal_after` holds.
+    fn mark_changing_legality(
+        board: &mut Board,
+        defender: Color,
+        (point, colour): (Pos, Color),
+        legal_after: bool,
+        cand: &[bool; CELLS],
+        out: &mut [bool; CELLS],
+    ) {
+        for c in board.cells_iter() {
+            if !cand[c.idx()] || out[c.idx()] || !board.is_empty(c) {
+                continue;
+            }
+            board.play(c, defender);
+            let legal = board.is_legal(point, colour);
+            board.undo();
+            if legal == legal_after {
+                out[c.idx()] = true;
+            }
+        }
     }
 
     /// Whether a stone of `c` on `p` makes a three (a four one move away) or an open two, or
