@@ -89,15 +89,22 @@ usage: pbrain-tengen tune gen [--out FILE] [--games N] [--minutes M] [--depth D]
          self-play games for the tuner, appended to FILE (default tune-games.txt); defaults:
          2000 games or 20 minutes, depth 3, 20000 nodes a move, books from scripts/openings
        pbrain-tengen tune fit FILE... [--iters N] [--lr X] [--l2 X] [--k K] [--valid-every N]
-                              [--separate] [--nonneg] [--verbose]
+                              [--separate] [--nonneg] [--verbose] [--labels FILE]...
+                              [--lambda X]
          fits K to the current weights, then the weights (logistic regression, Adam), on the
          quiet positions of the games (every 10th game held out for validation); prints the
          losses and the constants for src/eval/classical.rs; --nonneg keeps the weights >= 0,
-         --separate also fits separate side-to-move / opponent weights (needs a board change)";
+         --separate also fits separate side-to-move / opponent weights (needs a board change);
+         --labels fits to search labels (tune label) of the same files in the same order: the
+         target is X (default 0.7) times the label's probability plus 1 - X times the result
+       pbrain-tengen tune label FILE... [--out FILE] [--depth D] [--nodes N] [--part K/N]
+         scores every quiet position of the games by a fixed-depth search (default depth 6,
+         200000 nodes), appending `GAME PLY SCORE` lines to FILE (default tune-labels.txt);
+         --part K/N labels only the games whose index is K modulo N (for parallel runs)";
 
 /// `pbrain-tengen tune gen|fit …`.
 fn tune_main(args: &[String]) -> i32 {
-    use tengen::eval::{tune, tune_data};
+    use tengen::eval::{tune, tune_data, tune_label};
     let mut it = args.iter();
     let sub = it.next().map(String::as_str);
     let mut opts: Vec<(String, Option<String>)> = Vec::new();
@@ -175,6 +182,8 @@ fn tune_main(args: &[String]) -> i32 {
                 k: None,
                 valid_every: 10,
                 separate: false,
+                labels: Vec::new(),
+                lambda: 0.7,
             };
             for (k, v) in &opts {
                 match k.as_str() {
@@ -186,6 +195,10 @@ fn tune_main(args: &[String]) -> i32 {
                     "--separate" => t.separate = true,
                     "--verbose" => t.fit.report_every = 250,
                     "--nonneg" => t.fit.nonneg = true,
+                    "--labels" => t
+                        .labels
+                        .push(v.clone().ok_or("--labels needs a file")?.into()),
+                    "--lambda" => t.lambda = num(k, v)?,
                     _ => return Err(format!("unknown option {k} for tune fit")),
                 }
             }
@@ -193,6 +206,35 @@ fn tune_main(args: &[String]) -> i32 {
                 return Err("tune fit needs game files (from tune gen)".into());
             }
             tune::run(&t).map_err(|e| e.to_string())
+        })(),
+        Some("label") => (|| {
+            let mut l = tune_label::LabelOptions {
+                files: files.clone(),
+                ..tune_label::LabelOptions::default()
+            };
+            for (k, v) in &opts {
+                match k.as_str() {
+                    "--out" => l.out = v.clone().ok_or("--out needs a file")?.into(),
+                    "--depth" => l.depth = num(k, v)?,
+                    "--nodes" => l.nodes = num(k, v)?,
+                    "--part" => {
+                        let (a, b) = v
+                            .as_deref()
+                            .and_then(|v| v.split_once('/'))
+                            .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+                            .filter(|&(a, b): &(usize, usize)| a < b)
+                            .ok_or("--part needs K/N with K < N")?;
+                        (l.part, l.parts) = (a, b);
+                    }
+                    _ => return Err(format!("unknown option {k} for tune label")),
+                }
+            }
+            if l.files.is_empty() {
+                return Err("tune label needs game files (from tune gen)".into());
+            }
+            tune_label::run(&l)
+                .map(|n| eprintln!("{n} positions labelled into {}", l.out.display()))
+                .map_err(|e| e.to_string())
         })(),
         Some(other) => Err(format!("unknown tune command '{other}'")),
         None => unreachable!(),

@@ -2,3 +2,4 @@
 pub mod classical;
 pub mod tune;
 pub mod tune_data;
+pub mod tune_label;

@@ -24,6 +24,7 @@ use super::classical::{self, CLASS_BONUS, CLASS_COUNT, C_FIVE, PATTERN_VALUE, TE
 use super::tune_data::{self, GameRecord};
 use crate::game::pattern::Pattern;
 use crate::game::{Board, Color};
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// Fitted patterns: `Two..=OpenFour`.
@@ -38,8 +39,11 @@ pub const NF: usize = NPAT + NCLS;
 pub struct Sample {
     pub own: [f32; NF],
     pub opp: [f32; NF],
-    /// The game's score for the side to move: 1, 0.5 or 0 (any probability in tests).
+    /// The game's score for the side to move: 1, 0.5 or 0 (any probability in tests); when
+    /// fitting to search labels, the mix of the label's probability and the game's score.
     pub result: f32,
+    /// The search label's score for the side to move, if there is one.
+    pub search: Option<i32>,
 }
 
 /// The counts of colour `c`: patterns `Two..=OpenFour` over every empty cell and direction, then
@@ -70,6 +74,7 @@ pub fn sample(b: &Board, result: f64) -> Sample {
         own: features(b, me),
         opp: features(b, me.other()),
         result: result as f32,
+        search: None,
     }
 }
 
@@ -359,8 +364,13 @@ pub fn default_scale(model: Model, th: &[f64]) -> Vec<f64> {
 }
 
 /// The quiet positions of `games` as samples, split into (train, validation): every game whose
-/// index is a multiple of `valid_every` goes to validation (0: none).
-pub fn samples_of(games: &[GameRecord], valid_every: usize) -> (Vec<Sample>, Vec<Sample>) {
+/// index is a multiple of `valid_every` goes to validation (0: none). With `labels` (by game
+/// index and ply, see `tune_label`), only the labelled positions are kept, each with its label.
+pub fn samples_of(
+    games: &[GameRecord],
+    valid_every: usize,
+    labels: Option<&HashMap<(usize, usize), i32>>,
+) -> (Vec<Sample>, Vec<Sample>) {
     let (mut train, mut valid) = (Vec::new(), Vec::new());
     for (i, g) in games.iter().enumerate() {
         let into = if valid_every > 0 && i % valid_every == 0 {
@@ -369,12 +379,30 @@ pub fn samples_of(games: &[GameRecord], valid_every: usize) -> (Vec<Sample>, Vec
             &mut train
         };
         g.replay(|b| {
-            if tune_data::is_quiet(b) {
-                into.push(sample(b, g.outcome.score_for(b.side_to_move())));
+            if !tune_data::is_quiet(b) {
+                return;
             }
+            let search = labels.map(|l| l.get(&(i, b.stone_count())).copied());
+            if search == Some(None) {
+                return;
+            }
+            let mut s = sample(b, g.outcome.score_for(b.side_to_move()));
+            s.search = search.flatten();
+            into.push(s);
         });
     }
     (train, valid)
+}
+
+/// Replaces each labelled sample's result by `lambda * sigmoid(label / k) + (1 - lambda) *
+/// result`: the search's verdict on the scale of the evaluation, mixed with the game's.
+pub fn mix_labels(data: &mut [Sample], k: f64, lambda: f64) {
+    for s in data {
+        if let Some(score) = s.search {
+            let p = sigmoid(score as f64 / k);
+            s.result = (lambda * p + (1.0 - lambda) * s.result as f64) as f32;
+        }
+    }
 }
 
 /// `pbrain-tengen tune fit` settings.
@@ -388,6 +416,10 @@ pub struct TuneOptions {
     pub valid_every: usize,
     /// Also fit the separate side-to-move / opponent model.
     pub separate: bool,
+    /// Search label files (`tune label`) of the same game files, read in the same order.
+    pub labels: Vec<PathBuf>,
+    /// Share of the label in a labelled sample's target (the rest is the game's result).
+    pub lambda: f64,
 }
 
 fn weights_line(w: &Weights) -> String {
@@ -409,7 +441,14 @@ fn weights_line(w: &Weights) -> String {
 /// Loads the games, fits `K` and the weights, and prints the figures and the new constants.
 pub fn run(opts: &TuneOptions) -> std::io::Result<()> {
     let games = tune_data::read_games(&opts.files)?;
-    let (train, valid) = samples_of(&games, opts.valid_every);
+    let labels = if opts.labels.is_empty() {
+        None
+    } else {
+        Some(super::tune_label::read_labels(&opts.labels)?)
+    };
+    let (mut train, mut valid) = samples_of(&games, opts.valid_every, labels.as_ref());
+    // Validation against the games' results alone, whatever the training targets.
+    let valid_games = valid.clone();
     println!(
         "{} games, {} quiet positions for training, {} for validation",
         games.len(),
@@ -422,11 +461,22 @@ pub fn run(opts: &TuneOptions) -> std::io::Result<()> {
     let old = Weights::current();
     let th0 = old.to_params();
     let k = opts.k.unwrap_or_else(|| fit_k(Model::Tied, &th0, &train));
+    if labels.is_some() {
+        // K was fitted on the game results; the labels are read on that scale.
+        mix_labels(&mut train, k, opts.lambda);
+        mix_labels(&mut valid, k, opts.lambda);
+        println!(
+            "targets: {} x search label + {} x game result",
+            opts.lambda,
+            1.0 - opts.lambda
+        );
+    }
     let report = |name: &str, model: Model, th: &[f64]| {
         println!(
-            "{name:<28} loss train {:.6} valid {:.6}   mse train {:.6} valid {:.6}",
+            "{name:<28} loss train {:.6} valid {:.6} (games {:.6})   mse train {:.6} valid {:.6}",
             loss(model, th, &train, k),
             loss(model, th, &valid, k),
+            loss(model, th, &valid_games, k),
             mse(model, th, &train, k),
             mse(model, th, &valid, k)
         );
@@ -491,6 +541,7 @@ mod tests {
                     own,
                     opp,
                     result: 0.0,
+                    search: None,
                 }
             })
             .collect()
@@ -532,6 +583,34 @@ mod tests {
             }
         }
         assert!(checked > 100, "{checked}");
+    }
+
+    #[test]
+    fn search_labels_select_and_relabel_the_positions() {
+        let g = GameRecord {
+            rule: Rule::Freestyle,
+            width: 15,
+            height: 15,
+            outcome: tune_data::Outcome::BlackWins,
+            opening: 0,
+            moves: [(7, 7), (8, 8), (6, 8), (9, 9), (5, 9)]
+                .iter()
+                .map(|&(x, y)| Pos::new(x, y))
+                .collect(),
+        };
+        let games = vec![g];
+        let (all, _) = samples_of(&games, 0, None);
+        assert_eq!(all.len(), 6, "every position of this game is quiet");
+        let labels: HashMap<(usize, usize), i32> = [((0, 2), 300), ((0, 3), -300)].into();
+        let (mut some, _) = samples_of(&games, 0, Some(&labels));
+        assert_eq!(some.len(), 2);
+        // After 2 stones black is to move and won; after 3 white is to move and lost.
+        assert_eq!((some[0].search, some[0].result), (Some(300), 1.0));
+        assert_eq!((some[1].search, some[1].result), (Some(-300), 0.0));
+        mix_labels(&mut some, 300.0, 0.5);
+        let p = sigmoid(1.0) as f32;
+        assert!((some[0].result - (0.5 * p + 0.5)).abs() < 1e-6);
+        assert!((some[1].result - 0.5 * (1.0 - p)).abs() < 1e-6);
     }
 
     #[test]
