@@ -75,6 +75,35 @@ struct PlyUndo {
     saved_from: u32,
     score_sum: [i32; 2],
     class_count: [[u16; CLASS_COUNT]; 2],
+    area: StoneArea,
+}
+
+/// The smallest rectangle holding every stone: x from `x0` to `x1`, y from `y0` to `y1`
+/// (inclusive); `x0 > x1` when there is none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct StoneArea {
+    x0: u8,
+    x1: u8,
+    y0: u8,
+    y1: u8,
+}
+
+impl StoneArea {
+    const NONE: StoneArea = StoneArea {
+        x0: u8::MAX,
+        x1: 0,
+        y0: u8::MAX,
+        y1: 0,
+    };
+
+    #[inline]
+    fn add(&mut self, p: Pos) {
+        let (x, y) = (p.x() as u8, p.y() as u8);
+        self.x0 = self.x0.min(x);
+        self.x1 = self.x1.max(x);
+        self.y0 = self.y0.min(y);
+        self.y1 = self.y1.max(y);
+    }
 }
 
 const fn splitmix(state: u64) -> (u64, u64) {
@@ -152,6 +181,7 @@ pub struct Board {
     history: Vec<(Pos, Color)>,
     stones: usize,
     walls: usize,
+    area: StoneArea,
 }
 
 impl Board {
@@ -178,6 +208,7 @@ impl Board {
             history: Vec::with_capacity(MAX_SIZE * MAX_SIZE),
             stones: 0,
             walls: 0,
+            area: StoneArea::NONE,
         };
         for y in 0..height {
             for x in 0..width {
@@ -190,6 +221,7 @@ impl Board {
 
     /// Recomputes every derived field from the stones alone.
     fn recompute_all(&mut self) {
+        self.recompute_area();
         self.keys = [[0; CELLS]; 4];
         self.near = [0; CELLS];
         self.info = [[0; 2]; CELLS];
@@ -215,6 +247,13 @@ impl Board {
             if self.cells[p.idx()] == Cell::Empty as u8 {
                 self.set_cell_info(p.idx());
             }
+        }
+    }
+
+    fn recompute_area(&mut self) {
+        self.area = StoneArea::NONE;
+        for &(p, _) in &self.history {
+            self.area.add(p);
         }
     }
 
@@ -468,6 +507,20 @@ impl Board {
         let (w, h) = (self.width, self.height);
         (0..h).flat_map(move |y| (0..w).map(move |x| Pos::new(x, y)))
     }
+    /// The cells within two of the rectangle around the stones, row by row (the order of
+    /// [`Board::cells_iter`]): every cell [`Board::near`] a stone is among them. As ranges of x
+    /// and y; both empty on a board without stones.
+    #[inline]
+    pub fn near_area(&self) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+        let a = self.area;
+        if a.x0 > a.x1 {
+            return (0..0, 0..0);
+        }
+        let xs = (a.x0 as usize).saturating_sub(2)..(a.x1 as usize + 3).min(self.width);
+        let ys = (a.y0 as usize).saturating_sub(2)..(a.y1 as usize + 3).min(self.height);
+        (xs, ys)
+    }
+
     #[inline]
     pub fn stone_count(&self) -> usize {
         self.stones
@@ -582,7 +635,9 @@ impl Board {
             saved_from: self.saved.len() as u32,
             score_sum: self.score_sum,
             class_count: self.class_count,
+            area: self.area,
         });
+        self.area.add(p);
         self.put_stone(p, c.cell());
         self.add_near(p, 1);
         self.hash ^= ZOBRIST[c.idx()][p.idx()];
@@ -596,8 +651,14 @@ impl Board {
         let (p, c) = self.history.pop()?;
         // `plies` covers the latest moves; older ones (before a wall was placed) are recomputed.
         match self.plies.pop() {
-            Some(ply) => self.unput(p, ply),
-            None => self.put(p, Cell::Empty),
+            Some(ply) => {
+                self.area = ply.area;
+                self.unput(p, ply);
+            }
+            None => {
+                self.put(p, Cell::Empty);
+                self.recompute_area();
+            }
         }
         self.add_near(p, -1);
         self.hash ^= ZOBRIST[c.idx()][p.idx()];
@@ -682,6 +743,7 @@ impl Board {
         }) && self.info == other.info
             && self.score_sum == other.score_sum
             && self.class_count == other.class_count
+            && self.area == other.area
     }
 
     /// The board as text: `X` black, `O` white, `#` neutral, `.` empty; the last move bracketed.

@@ -91,18 +91,21 @@ pub fn generate(board: &mut Board, list: &mut MoveList) -> Situation {
     list.clear();
     let me = board.side_to_move();
     let opp = me.other();
+    // Every cell that matters is near a stone; five, four and three points touch one.
+    let (xs, ys) = board.near_area();
+    let area = || {
+        ys.clone()
+            .flat_map(|y| xs.clone().map(move |x| Pos::new(x, y)))
+    };
     if board.class_count(me, C_FIVE) > 0 {
-        if let Some(p) = board
-            .cells_iter()
-            .find(|&p| board.is_empty(p) && board.class(me, p) == C_FIVE)
-        {
+        if let Some(p) = area().find(|&p| board.is_empty(p) && board.class(me, p) == C_FIVE) {
             list.push(p, 0);
             return Situation::Win;
         }
     }
     if board.class_count(opp, C_FIVE) > 0 {
-        for y in 0..board.height() {
-            for x in 0..board.width() {
+        for y in ys.clone() {
+            for x in xs.clone() {
                 let p = Pos::new(x, y);
                 if board.is_empty(p) && board.class(opp, p) == C_FIVE && board.is_legal(p, me) {
                     list.push(p, 0);
@@ -116,15 +119,18 @@ pub fn generate(board: &mut Board, list: &mut MoveList) -> Situation {
     }
     let defend = board.class_count(opp, C_OPEN_FOUR) > 0;
     let empty_board = board.stone_count() == 0;
-    for p in board.cells_iter() {
-        if !board.is_empty(p) || !(defend || board.near(p)) {
-            continue;
+    for y in ys.clone() {
+        for x in xs.clone() {
+            let p = Pos::new(x, y);
+            if !board.is_empty(p) || !(defend || board.near(p)) {
+                continue;
+            }
+            if defend && board.class(me, p) < C_FOUR && board.class(opp, p) < C_FOUR {
+                continue;
+            }
+            let score = board.cell_score(me, p) * 3 / 2 + board.cell_score(opp, p);
+            list.push(p, score);
         }
-        if defend && board.class(me, p) < C_FOUR && board.class(opp, p) < C_FOUR {
-            continue;
-        }
-        let score = board.cell_score(me, p) * 3 / 2 + board.cell_score(opp, p);
-        list.push(p, score);
     }
     if list.is_empty() && !defend {
         // Nothing near a stone (an empty board, or only neutral stones): start at the centre.
@@ -195,8 +201,11 @@ pub fn generate_fours(board: &mut Board, list: &mut MoveList) {
     if board.count_at_least(me, C_FOUR) == 0 {
         return;
     }
-    for p in board.cells_iter() {
-        push_four(board, me, list, p);
+    let (xs, ys) = board.near_area();
+    for y in ys {
+        for x in xs.clone() {
+            push_four(board, me, list, Pos::new(x, y));
+        }
     }
     retain_legal(board, list);
     list.sort();
