@@ -98,6 +98,9 @@ impl Default for ListEntry {
 struct VcfEntry {
     key: u64,
     found: bool,
+    /// Not found, and the check searched every line within its limit of fours (the budget
+    /// did not cut it).
+    exhaustive: bool,
     len: u8,
     line: [Pos; VCF_LINE],
 }
@@ -107,6 +110,7 @@ impl Default for VcfEntry {
         VcfEntry {
             key: 0,
             found: false,
+            exhaustive: false,
             len: 0,
             line: [Pos::NONE; VCF_LINE],
         }
@@ -333,11 +337,42 @@ impl VctSolver {
             let n = line.len().min(VCF_LINE);
             entry.len = n as u8;
             entry.line[..n].copy_from_slice(&line[..n]);
+        } else {
+            entry.exhaustive = solver.nodes() < budget;
         }
         self.nodes += solver.nodes() / 4;
         board.set_side_to_move(side);
         self.vcf_cache[slot] = entry;
         entry
+    }
+
+    /// Whether the check of `attacker`'s VCF at the node `key` is cached as refuted to the end.
+    fn vcf_refuted(&self, key: u64, attacker: Color) -> bool {
+        let key = key ^ (0x51AB_3C0D_77E1_9A2F_u64.wrapping_mul(attacker.idx() as u64 + 1));
+        let e = &self.vcf_cache[(key >> 20) as usize & (VCF_CACHE - 1)];
+        e.key == key && !e.found && e.exhaustive
+    }
+
+    /// Whether `me` (to move) has no VCF within the check's limit less one four, known
+    /// without a search: the last two moves were `me`'s four and its forced block, and the
+    /// check before the four searched every line (the ones through that four too) in vain.
+    fn no_vcf_after_four(&self, board: &mut Board, key: u64, me: Color) -> bool {
+        let n = board.history().len();
+        if n < 2 {
+            return false;
+        }
+        let (block, four) = (board.history()[n - 1], board.history()[n - 2]);
+        if four.1 != me || block.1 == me {
+            return false;
+        }
+        let before = key ^ Board::move_key(block.0, block.1) ^ Board::move_key(four.0, me);
+        if !self.vcf_refuted(before, me) {
+            return false;
+        }
+        board.undo();
+        let forced = board.class(me, block.0) == C_FIVE;
+        board.play(block.0, block.1);
+        forced
     }
 
     /// Whether `line` (a VCF line of `attacker`, who is to move: its fours, the defender's
@@ -628,7 +663,11 @@ impl VctSolver {
             Some(false) => return Node::Disproven,
             None => {}
         }
-        if self.vcf_check(board, key, me, OR_CHECK_NODES).found {
+        // A VCF here would be one of a four more before it, which the check there did not find
+        // (only a line of exactly the check's limit could be missed).
+        if !self.no_vcf_after_four(board, key, me)
+            && self.vcf_check(board, key, me, OR_CHECK_NODES).found
+        {
             return Node::Proven;
         }
         // Against the defender's open three only fours and the threes that take away every
