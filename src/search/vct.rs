@@ -42,6 +42,11 @@ const VCF_LINE: usize = 2 * CHECK_FOURS + 2;
 /// Cache of child lists: entries, and the longest list it keeps.
 const LIST_CACHE: usize = 1 << 15;
 const LIST_MAX: usize = 48;
+/// Simulation (see `VctSolver::try_simulation`): entries of the table of failed tries, proven
+/// siblings tried, nodes a try may expand.
+const SIM_FAILED: usize = 1 << 16;
+const SIM_SIBLINGS: u32 = 4;
+const SIM_NODES: u32 = 500;
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
@@ -73,6 +78,11 @@ pub struct VctSolver {
     /// Candidate moves and their ordering scores while a node is expanded (kept for its
     /// capacity).
     scored: Vec<(Pos, i32)>,
+    /// Defender's moves whose simulation failed, by key, with the number of their proven
+    /// siblings then (a new proven sibling is worth another try).
+    sim_failed: Vec<(u64, u32)>,
+    /// Nodes a simulation may still expand.
+    sim_left: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -146,6 +156,8 @@ impl VctSolver {
             vcf_cache: Vec::new(),
             list_cache: Vec::new(),
             scored: Vec::new(),
+            sim_failed: Vec::new(),
+            sim_left: 0,
         }
     }
 
@@ -167,6 +179,7 @@ impl VctSolver {
             self.table = vec![Entry::default(); TABLE_SIZE];
             self.vcf_cache = vec![VcfEntry::default(); VCF_CACHE];
             self.list_cache = vec![ListEntry::default(); LIST_CACHE];
+            self.sim_failed = vec![(0, 0); SIM_FAILED];
         }
         // Positions are exact only within one call (rule, board and root change): a new salt in
         // every key retires the older entries without clearing the tables.
@@ -831,6 +844,112 @@ impl VctSolver {
         Node::Children
     }
 
+    /// Simulation: at a defender's node (`ply`), tries to prove its child `ck` (the move `m`,
+    /// not searched yet) by the proof of a proven sibling, i.e. with the same attacker moves,
+    /// the defender's stone on `m` instead of the sibling's point. True when that proved it
+    /// (the child and the nodes on the way are stored proven). Defences against one threat
+    /// are often refuted the same way, and the check costs about the size of that proof.
+    fn try_simulation(&mut self, board: &mut Board, ck: u64, m: Pos, ply: usize) -> bool {
+        let n = self.lists[ply].len();
+        let proven = (0..n)
+            .filter(|&i| self.lookup(self.lists[ply][i].1).0 == 0)
+            .count() as u32;
+        if proven == 0 {
+            return false;
+        }
+        let slot = (ck >> 32) as usize & (SIM_FAILED - 1);
+        if self.sim_failed[slot] == (ck, proven) {
+            return false;
+        }
+        let me = board.side_to_move();
+        let mut tried = 0;
+        for i in 0..n {
+            let sibling = self.lists[ply][i].1;
+            if sibling == ck || self.lookup(sibling).0 != 0 {
+                continue;
+            }
+            tried += 1;
+            if tried > SIM_SIBLINGS {
+                break;
+            }
+            self.sim_left = SIM_NODES;
+            board.play(m, me);
+            let proven = self.simulate(board, ck, ply + 1, ck ^ sibling);
+            board.undo();
+            if proven {
+                return true;
+            }
+            if self.aborted {
+                return false;
+            }
+        }
+        self.sim_failed[slot] = (ck, proven);
+        false
+    }
+
+    /// Whether the node `key` (at `ply`) is proven by the proof of the node `key ^ diff` held
+    /// in the table: at the attacker's turns a move whose node there is proven, at the
+    /// defender's every move (as generated here) with its node there proven. Each node is
+    /// expanded as in the search, so a proof found is one of the search's own.
+    fn simulate(&mut self, board: &mut Board, key: u64, ply: usize, diff: u64) -> bool {
+        if self.lookup(key).0 == 0 {
+            return true;
+        }
+        if self.sim_left == 0 || self.aborted {
+            return false;
+        }
+        self.sim_left -= 1;
+        self.nodes += 1;
+        if self.nodes >= self.budget {
+            self.aborted = true;
+            return false;
+        }
+        let or = ply % 2 == 0;
+        match self.expand(board, key, ply, or) {
+            Node::Proven => {
+                self.store(key, 0, INF);
+                return true;
+            }
+            Node::Disproven => {
+                self.store(key, INF, 0);
+                return false;
+            }
+            Node::Children => {}
+        }
+        let me = board.side_to_move();
+        for i in 0..self.lists[ply].len() {
+            let (m, ck, _) = self.lists[ply][i];
+            if self.lookup(ck).0 == 0 {
+                if or {
+                    self.store(key, 0, INF);
+                    return true;
+                }
+                continue;
+            }
+            if self.lookup(ck ^ diff).0 != 0 {
+                if or {
+                    continue;
+                }
+                return false;
+            }
+            board.play(m, me);
+            let proven = self.simulate(board, ck, ply + 1, diff);
+            board.undo();
+            if proven == or {
+                // An attacker's move that proves, or a defence that does not.
+                if or {
+                    self.store(key, 0, INF);
+                }
+                return or;
+            }
+        }
+        if or {
+            return false;
+        }
+        self.store(key, 0, INF);
+        true
+    }
+
     /// Multiple-iterative deepening: searches the node until its proof number reaches `thpn`
     /// or its disproof number `thdn`; returns them.
     fn mid(&mut self, board: &mut Board, key: u64, ply: usize, thpn: u32, thdn: u32) -> (u32, u32) {
@@ -908,6 +1027,9 @@ impl VctSolver {
                 (thpn - pn + best_pn, thdn.min(grow(second)))
             };
             let (m, ck, _) = self.lists[ply][best];
+            if !or && self.try_simulation(board, ck, m, ply) {
+                continue;
+            }
             board.play(m, me);
             let (cpn, cdn) = self.mid(board, ck, ply + 1, cthpn, cthdn);
             board.undo();
