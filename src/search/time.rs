@@ -40,7 +40,7 @@ pub fn budget(limits: &TimeLimits, used_ms: u64) -> Budget {
         (15, 5)
     } else {
         let hard = turn - turn_margin(turn);
-        (hard, hard * 13 / 20)
+        (hard, hard * 9 / 10)
     };
     let remaining = match limits.time_left_ms {
         Some(t) if t != UNLIMITED => Some(t),
