@@ -89,14 +89,13 @@ usage: pbrain-tengen tune gen [--out FILE] [--games N] [--minutes M] [--depth D]
          self-play games for the tuner, appended to FILE (default tune-games.txt); defaults:
          2000 games or 20 minutes, depth 3, 20000 nodes a move, books from scripts/openings
        pbrain-tengen tune fit FILE... [--iters N] [--lr X] [--l2 X] [--k K] [--valid-every N]
-                              [--separate] [--nonneg] [--verbose] [--labels FILE]...
-                              [--lambda X]
-         fits K to the current weights, then the weights (logistic regression, Adam), on the
-         quiet positions of the games (every 10th game held out for validation); prints the
-         losses and the constants for src/eval/classical.rs; --nonneg keeps the weights >= 0,
-         --separate also fits separate side-to-move / opponent weights (needs a board change);
-         --labels fits to search labels (tune label) of the same files in the same order: the
-         target is X (default 0.7) times the label's probability plus 1 - X times the result
+                              [--verbose] [--labels FILE]... [--lambda X]
+         fits K to the additive prior, then a value per pattern combination and the tempo
+         (logistic regression, Adam; defaults 3000 iterations, --lr 0.02, --l2 1e-7: the pull
+         towards the prior), on the quiet positions of the games (every 10th game held out for
+         validation); prints the losses and the constants for src/eval/weights.rs; --labels
+         fits to search labels (tune label) of the same files in the same order: the target is
+         X (default 0.7) times the label's probability plus 1 - X times the result
        pbrain-tengen tune label FILE... [--out FILE] [--depth D] [--nodes N] [--part K/N]
          scores every quiet position of the games by a fixed-depth search (default depth 6,
          200000 nodes), appending `GAME PLY SCORE` lines to FILE (default tune-labels.txt);
@@ -109,7 +108,7 @@ fn tune_main(args: &[String]) -> i32 {
     let sub = it.next().map(String::as_str);
     let mut opts: Vec<(String, Option<String>)> = Vec::new();
     let mut files = Vec::new();
-    let flags = ["--separate", "--verbose", "--nonneg", "--help", "-h"];
+    let flags = ["--verbose", "--help", "-h"];
     while let Some(a) = it.next() {
         if let Some((k, v)) = a.split_once('=').filter(|_| a.starts_with("--")) {
             opts.push((k.to_string(), Some(v.to_string())));
@@ -181,7 +180,6 @@ fn tune_main(args: &[String]) -> i32 {
                 fit: tune::FitOptions::default(),
                 k: None,
                 valid_every: 10,
-                separate: false,
                 labels: Vec::new(),
                 lambda: 0.7,
             };
@@ -192,9 +190,7 @@ fn tune_main(args: &[String]) -> i32 {
                     "--l2" => t.fit.l2 = num(k, v)?,
                     "--k" => t.k = Some(num(k, v)?),
                     "--valid-every" => t.valid_every = num(k, v)?,
-                    "--separate" => t.separate = true,
                     "--verbose" => t.fit.report_every = 250,
-                    "--nonneg" => t.fit.nonneg = true,
                     "--labels" => t
                         .labels
                         .push(v.clone().ok_or("--labels needs a file")?.into()),

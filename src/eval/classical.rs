@@ -1,7 +1,12 @@
-//! The classical evaluation: every empty cell is scored, for each colour, by the patterns a stone
-//! of that colour would make there; the position's value is the difference of the sums.
+//! The classical evaluation: every empty cell is scored, for each colour, by the combination of
+//! patterns a stone of that colour would make there (one fitted value per combination of the four
+//! directions' patterns); the position's value is the difference of the sums, the side to move's
+//! weighted by a tempo factor.
 
 use crate::game::pattern::Pattern;
+use std::sync::OnceLock;
+
+pub use super::weights::{COMBO_VALUE, TEMPO_NUM};
 
 /// What a stone on a cell makes when all four directions are combined, weakest first.
 pub type Class = u8;
@@ -21,26 +26,22 @@ pub const C_OPEN_FOUR: Class = 6;
 pub const C_FIVE: Class = 7;
 pub const CLASS_COUNT: usize = 8;
 
-/// Value of a single direction's pattern for the cell's owner (indexed by [`Pattern`]). The
-/// values, [`CLASS_BONUS`] and [`TEMPO_NUM`] were fitted by `pbrain-tengen tune fit` (see
-/// `eval::tune`) to 1397 self-play games; `Five` and `C_FIVE` are not fitted.
-pub const PATTERN_VALUE: [i32; Pattern::COUNT] = [0, 5, 6, 14, 35, 71, 116, 600];
-
-/// Bonus of a cell's class (indexed by [`Class`]) on top of its four pattern values.
-pub const CLASS_BONUS: [i32; CLASS_COUNT] = [0, -6, 5, -37, 1, 285, 145, 0];
-
-/// Class and score of a cell from its four direction patterns.
+/// Class and score of a cell from its four direction patterns: the score is the fitted value of
+/// the combination ([`COMBO_VALUE`], see `eval::tune`), whatever the order of the directions.
 #[inline]
 pub fn cell_value(pats: [Pattern; 4]) -> (Class, i32) {
+    (class_of(pats), COMBO_VALUE[combo_index(pats)] as i32)
+}
+
+/// The class a stone makes with these four direction patterns.
+pub fn class_of(pats: [Pattern; 4]) -> Class {
     let mut counts = [0u8; Pattern::COUNT];
-    let mut score = 0;
     for p in pats {
         counts[p as usize] += 1;
-        score += PATTERN_VALUE[p as usize];
     }
     let fours = counts[Pattern::Four as usize];
     let threes = counts[Pattern::OpenThree as usize];
-    let class = if counts[Pattern::Five as usize] > 0 {
+    if counts[Pattern::Five as usize] > 0 {
         C_FIVE
     } else if counts[Pattern::OpenFour as usize] > 0 || fours >= 2 {
         C_OPEN_FOUR
@@ -56,13 +57,80 @@ pub fn cell_value(pats: [Pattern; 4]) -> (Class, i32) {
         C_QUIET
     } else {
         C_NONE
-    };
-    (class, score + CLASS_BONUS[class as usize])
+    }
 }
 
-/// Weight of the side to move's own potential relative to the opponent's (in sixteenths):
-/// the side to move gets to use its threats first.
-pub const TEMPO_NUM: i32 = 23;
+/// Number of combinations of four direction patterns regardless of order (multisets of 4 of the
+/// 8 patterns).
+pub const COMBO_COUNT: usize = 330;
+
+/// The patterns of combination `i`, strongest first. Combinations are numbered in lexicographic
+/// order of these arrays (the order of [`COMBO_VALUE`]).
+pub fn combo_patterns(i: usize) -> [Pattern; 4] {
+    static LIST: OnceLock<Vec<[Pattern; 4]>> = OnceLock::new();
+    LIST.get_or_init(|| {
+        let mut list = Vec::with_capacity(COMBO_COUNT);
+        for a in 0..8u8 {
+            for b in 0..=a {
+                for c in 0..=b {
+                    for d in 0..=c {
+                        list.push([a, b, c, d].map(Pattern::from_code));
+                    }
+                }
+            }
+        }
+        list
+    })[i]
+}
+
+/// The number of the combination of four direction patterns.
+#[inline]
+pub fn combo_index(pats: [Pattern; 4]) -> usize {
+    static INDEX: OnceLock<[u16; PACKED_COMBOS]> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut t = [0u16; PACKED_COMBOS];
+        for i in 0..COMBO_COUNT {
+            let pats = combo_patterns(i);
+            // Every order of the four directions maps to the same combination.
+            for perm in PERMUTATIONS {
+                t[pack(perm.map(|d| pats[d])) as usize] = i as u16;
+            }
+        }
+        t
+    });
+    index[pack(pats) as usize] as usize
+}
+
+const PERMUTATIONS: [[usize; 4]; 24] = {
+    let mut t = [[0; 4]; 24];
+    let mut n = 0;
+    let mut a = 0;
+    while a < 4 {
+        let mut b = 0;
+        while b < 4 {
+            let mut c = 0;
+            while c < 4 {
+                if a != b && a != c && b != c {
+                    let d = 6 - a - b - c;
+                    t[n] = [a, b, c, d];
+                    n += 1;
+                }
+                c += 1;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    t
+};
+
+/// The four patterns packed as the board keeps them (direction `d` at bits `3d..3d+3`).
+#[inline]
+pub fn pack(pats: [Pattern; 4]) -> PackedPatterns {
+    pats.iter()
+        .enumerate()
+        .fold(0, |acc, (d, &p)| acc | (p as u16) << (3 * d))
+}
 
 /// The static evaluation for the side to move from the two potential sums (the tuner's model,
 /// `eval::tune`, mirrors this formula).
@@ -78,7 +146,7 @@ pub const PACKED_COMBOS: usize = 1 << 12;
 /// Class and score of every packed combination of four direction patterns, so the board turns a
 /// changed direction into a new cell value with one lookup.
 pub fn combo_table() -> &'static [(Class, i16); PACKED_COMBOS] {
-    static TABLE: std::sync::OnceLock<[(Class, i16); PACKED_COMBOS]> = std::sync::OnceLock::new();
+    static TABLE: OnceLock<[(Class, i16); PACKED_COMBOS]> = OnceLock::new();
     TABLE.get_or_init(|| {
         let mut t = [(C_NONE, 0i16); PACKED_COMBOS];
         for (packed, entry) in t.iter_mut().enumerate() {

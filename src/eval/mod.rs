@@ -3,3 +3,4 @@ pub mod classical;
 pub mod tune;
 pub mod tune_data;
 pub mod tune_label;
+pub mod weights;

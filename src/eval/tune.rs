@@ -1,44 +1,54 @@
 //! Texel-style tuning of the classical evaluation.
 //!
 //! The evaluation is linear in its weights once a position is reduced to counts: for each colour,
-//! how many (empty cell, direction) pairs make each [`Pattern`] and how many empty cells have each
-//! [`Class`]. With `F_me`, `F_opp` those counts for the side to move and the opponent and `w` the
-//! pattern values and class bonuses,
+//! how many empty cells make each combination of four direction patterns (see
+//! [`classical::combo_index`]). With `n_me`, `n_opp` those counts for the side to move and the
+//! opponent and `v` the combination values,
 //!
 //! ```text
-//! eval = t * (w · F_me) - w · F_opp        (t = TEMPO_NUM / 16)
+//! eval = t * (v · n_me) - v · n_opp        (t = TEMPO_NUM / 16)
 //! ```
 //!
 //! which is exactly what the board's incremental `score_sum` computes (each cell's score is its
-//! `combo_table` entry). The tuner fits `w` and `t` by logistic regression of the game result on
-//! `eval / K` (cross-entropy, Adam, full batch): first `K` for the current weights (so the fitted
-//! weights keep the evaluation's scale), then the weights with `K` fixed. A second model,
-//! [`Model::Separate`], fits independent weights for the side to move and for the opponent — not
-//! representable by one score per cell and colour; it measures what such a board change would
-//! gain.
+//! `combo_table` entry). The tuner fits `v` and `t` by logistic regression of the target (the game
+//! result, or a mix with a search label) on `eval / K` (cross-entropy, Adam, full batch), starting
+//! from and pulled towards a prior: the additive model the evaluation used before it had a value
+//! per combination (a value per direction pattern plus a bonus per cell class, 13 weights fitted
+//! the same way), so rare combinations stay near what their parts are worth. `K` is fitted to the
+//! prior on the game results, so the fitted values keep the evaluation's scale.
 //!
-//! Patterns `Five` and class `C_FIVE` are not fitted: quiet positions (see
-//! [`tune_data::is_quiet`](super::tune_data::is_quiet)) have none.
+//! Combinations with a five are not fitted (quiet positions, see
+//! [`tune_data::is_quiet`](super::tune_data::is_quiet), have none), nor the one without any
+//! pattern (a constant per empty cell).
 
-use super::classical::{self, CLASS_BONUS, CLASS_COUNT, C_FIVE, PATTERN_VALUE, TEMPO_NUM};
+use super::classical::{self, combo_patterns, COMBO_COUNT, COMBO_VALUE, TEMPO_NUM};
 use super::tune_data::{self, GameRecord};
 use crate::game::pattern::Pattern;
 use crate::game::{Board, Color};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-/// Fitted patterns: `Two..=OpenFour`.
-pub const NPAT: usize = 6;
-/// Fitted classes: `C_QUIET..=C_OPEN_FOUR`.
-pub const NCLS: usize = 6;
-/// Features per colour.
-pub const NF: usize = NPAT + NCLS;
+/// Parameters: the combination values, then the tempo.
+pub const NF: usize = COMBO_COUNT;
 
-/// One training position, seen from the side to move.
+/// The prior's value of each direction pattern (`None..=Five`) and bonus of each cell class
+/// (`C_NONE..=C_FIVE`): the 13-weight evaluation of the sixth session, fitted to 1397 games.
+const PRIOR_PATTERN: [f64; Pattern::COUNT] = [0.0, 5.0, 6.0, 14.0, 35.0, 71.0, 116.0, 600.0];
+const PRIOR_CLASS: [f64; classical::CLASS_COUNT] = [0.0, -6.0, 5.0, -37.0, 1.0, 285.0, 145.0, 0.0];
+const PRIOR_TEMPO: f64 = 23.0 / 16.0;
+
+/// Whether the value of combination `i` is fitted.
+pub fn is_fitted(i: usize) -> bool {
+    let pats = combo_patterns(i);
+    pats[0] != Pattern::Five && pats[0] != Pattern::None
+}
+
+/// One training position, seen from the side to move: per colour, the (combination, number of
+/// cells) pairs with a nonzero count.
 #[derive(Clone, Debug)]
 pub struct Sample {
-    pub own: [f32; NF],
-    pub opp: [f32; NF],
+    pub own: Vec<(u16, f32)>,
+    pub opp: Vec<(u16, f32)>,
     /// The game's score for the side to move: 1, 0.5 or 0 (any probability in tests); when
     /// fitting to search labels, the mix of the label's probability and the game's score.
     pub result: f32,
@@ -46,25 +56,21 @@ pub struct Sample {
     pub search: Option<i32>,
 }
 
-/// The counts of colour `c`: patterns `Two..=OpenFour` over every empty cell and direction, then
-/// classes `C_QUIET..=C_OPEN_FOUR` over every empty cell.
-pub fn features(b: &Board, c: Color) -> [f32; NF] {
-    let mut f = [0f32; NF];
+/// The combination counts of colour `c` over every empty cell.
+pub fn features(b: &Board, c: Color) -> Vec<(u16, f32)> {
+    let mut counts = [0u16; COMBO_COUNT];
     for p in b.cells_iter() {
-        if !b.is_empty(p) {
-            continue;
-        }
-        for d in 0..4 {
-            let pat = b.pattern(c, d, p) as usize;
-            if (1..=NPAT).contains(&pat) {
-                f[pat - 1] += 1.0;
-            }
+        if b.is_empty(p) {
+            let pats = [0, 1, 2, 3].map(|d| b.pattern(c, d, p));
+            counts[classical::combo_index(pats)] += 1;
         }
     }
-    for k in 1..=NCLS {
-        f[NPAT + k - 1] = b.class_count(c, k as u8) as f32;
-    }
-    f
+    counts
+        .iter()
+        .enumerate()
+        .filter(|&(_, &n)| n > 0)
+        .map(|(i, &n)| (i as u16, n as f32))
+        .collect()
 }
 
 /// The sample of the position `b` with the game score `result` for the side to move.
@@ -81,126 +87,95 @@ pub fn sample(b: &Board, result: f64) -> Sample {
 /// The evaluation's weights as the engine spells them (real-valued while fitting).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Weights {
-    /// Values of `Two..=OpenFour`.
-    pub pattern: [f64; NPAT],
-    /// Bonuses of `C_QUIET..=C_OPEN_FOUR`.
-    pub class: [f64; NCLS],
+    /// Value of each combination (indexed as [`COMBO_VALUE`]).
+    pub combo: Vec<f64>,
     /// Weight of the side to move's sum (`TEMPO_NUM / 16`).
     pub tempo: f64,
 }
 
 impl Weights {
-    /// The weights compiled into `eval::classical`.
+    /// The weights compiled into `eval::weights`.
     pub fn current() -> Weights {
         Weights {
-            pattern: std::array::from_fn(|i| PATTERN_VALUE[i + 1] as f64),
-            class: std::array::from_fn(|i| CLASS_BONUS[i + 1] as f64),
+            combo: COMBO_VALUE.iter().map(|&v| v as f64).collect(),
             tempo: TEMPO_NUM as f64 / 16.0,
         }
     }
-    /// The [`Model::Tied`] parameter vector.
+    /// The additive prior (see the module text); combinations with a five keep their compiled
+    /// values, which are not fitted.
+    pub fn prior() -> Weights {
+        let combo = (0..COMBO_COUNT)
+            .map(|i| {
+                let pats = combo_patterns(i);
+                if !is_fitted(i) {
+                    return COMBO_VALUE[i] as f64;
+                }
+                let class = classical::class_of(pats);
+                pats.iter().map(|&p| PRIOR_PATTERN[p as usize]).sum::<f64>()
+                    + PRIOR_CLASS[class as usize]
+            })
+            .collect();
+        Weights {
+            combo,
+            tempo: PRIOR_TEMPO,
+        }
+    }
+    /// The parameter vector: combination values, then the tempo.
     pub fn to_params(&self) -> Vec<f64> {
-        let mut v: Vec<f64> = self.pattern.iter().chain(&self.class).copied().collect();
+        let mut v = self.combo.clone();
         v.push(self.tempo);
         v
     }
     pub fn from_params(v: &[f64]) -> Weights {
         Weights {
-            pattern: std::array::from_fn(|i| v[i]),
-            class: std::array::from_fn(|i| v[NPAT + i]),
+            combo: v[..NF].to_vec(),
             tempo: v[NF],
         }
     }
     /// Rounded as the engine stores them: integers, the tempo in sixteenths.
     pub fn rounded(&self) -> Weights {
         Weights {
-            pattern: self.pattern.map(f64::round),
-            class: self.class.map(f64::round),
+            combo: self.combo.iter().map(|v| v.round()).collect(),
             tempo: (self.tempo * 16.0).round() / 16.0,
         }
     }
-    /// The constants of `eval::classical` for these (rounded) weights.
+    /// The constants of `eval::weights` for these (rounded) weights.
     pub fn rust_constants(&self) -> String {
         let r = self.rounded();
-        let mut pv = vec![0i64];
-        pv.extend(r.pattern.iter().map(|&v| v as i64));
-        pv.push(PATTERN_VALUE[Pattern::Five as usize] as i64);
-        let mut cb = vec![0i64];
-        cb.extend(r.class.iter().map(|&v| v as i64));
-        cb.resize(CLASS_COUNT, 0);
-        cb[C_FIVE as usize] = CLASS_BONUS[C_FIVE as usize] as i64;
-        let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
-        format!(
-            "pub const PATTERN_VALUE: [i32; Pattern::COUNT] = [{}];\n\
-             pub const CLASS_BONUS: [i32; CLASS_COUNT] = [{}];\n\
-             pub const TEMPO_NUM: i32 = {};",
-            list(&pv),
-            list(&cb),
+        let mut text = String::from("pub const COMBO_VALUE: [i16; COMBO_COUNT] = [\n");
+        for row in r.combo.chunks(16) {
+            let row: Vec<String> = row.iter().map(|v| (*v as i64).to_string()).collect();
+            text.push_str(&format!("    {},\n", row.join(", ")));
+        }
+        text.push_str(&format!(
+            "];\npub const TEMPO_NUM: i32 = {};",
             (r.tempo * 16.0).round() as i64
-        )
+        ));
+        text
     }
 }
 
-/// The parametrised evaluation being fitted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Model {
-    /// One weight vector `w` and the tempo `t`: `t * w·own - w·opp` (params `w`, then `t`); what
-    /// the engine computes.
-    Tied,
-    /// Independent vectors `a`, `b`: `a·own - b·opp` (params `a`, then `b`).
-    Separate,
+fn dot(v: &[f64], f: &[(u16, f32)]) -> f64 {
+    f.iter().map(|&(i, n)| v[i as usize] * n as f64).sum()
 }
 
-fn dot(w: &[f64], f: &[f32; NF]) -> f64 {
-    w.iter().zip(f).map(|(&w, &f)| w * f as f64).sum()
+/// The model's evaluation of a sample with parameters `th`.
+#[inline]
+pub fn eval(th: &[f64], s: &Sample) -> f64 {
+    th[NF] * dot(&th[..NF], &s.own) - dot(&th[..NF], &s.opp)
 }
 
-impl Model {
-    pub fn param_count(self) -> usize {
-        match self {
-            Model::Tied => NF + 1,
-            Model::Separate => 2 * NF,
-        }
+/// Adds `g` times the gradient of [`eval`] with respect to the parameters to `out`.
+#[inline]
+fn add_grad(th: &[f64], s: &Sample, g: f64, out: &mut [f64]) {
+    let t = th[NF];
+    for &(i, n) in &s.own {
+        out[i as usize] += g * t * n as f64;
     }
-
-    #[inline]
-    pub fn eval(self, th: &[f64], s: &Sample) -> f64 {
-        match self {
-            Model::Tied => th[NF] * dot(&th[..NF], &s.own) - dot(&th[..NF], &s.opp),
-            Model::Separate => dot(&th[..NF], &s.own) - dot(&th[NF..], &s.opp),
-        }
+    for &(i, n) in &s.opp {
+        out[i as usize] -= g * n as f64;
     }
-
-    /// Adds `g` times the gradient of `eval` with respect to the parameters to `out`.
-    #[inline]
-    fn add_grad(self, th: &[f64], s: &Sample, g: f64, out: &mut [f64]) {
-        match self {
-            Model::Tied => {
-                let t = th[NF];
-                for ((o, &own), &opp) in out.iter_mut().zip(&s.own).zip(&s.opp) {
-                    *o += g * (t * own as f64 - opp as f64);
-                }
-                out[NF] += g * dot(&th[..NF], &s.own);
-            }
-            Model::Separate => {
-                let (a, b) = out.split_at_mut(NF);
-                for (i, (a, b)) in a.iter_mut().zip(b.iter_mut()).enumerate() {
-                    *a += g * s.own[i] as f64;
-                    *b -= g * s.opp[i] as f64;
-                }
-            }
-        }
-    }
-
-    /// The [`Model::Separate`] parameters equal to the tied ones `th`.
-    pub fn untie(th: &[f64]) -> Vec<f64> {
-        let t = th[NF];
-        th[..NF]
-            .iter()
-            .map(|&w| w * t)
-            .chain(th[..NF].iter().copied())
-            .collect()
-    }
+    out[NF] += g * dot(&th[..NF], &s.own);
 }
 
 /// `ln(1 + e^z)` without overflow.
@@ -213,14 +188,14 @@ fn sigmoid(z: f64) -> f64 {
 }
 
 /// Mean cross-entropy of the results against `sigmoid(eval / k)`.
-pub fn loss(model: Model, th: &[f64], data: &[Sample], k: f64) -> f64 {
+pub fn loss(th: &[f64], data: &[Sample], k: f64) -> f64 {
     if data.is_empty() {
         return 0.0;
     }
     let sum: f64 = data
         .iter()
         .map(|s| {
-            let z = model.eval(th, s) / k;
+            let z = eval(th, s) / k;
             softplus(z) - s.result as f64 * z
         })
         .sum();
@@ -228,29 +203,29 @@ pub fn loss(model: Model, th: &[f64], data: &[Sample], k: f64) -> f64 {
 }
 
 /// Mean squared error of `sigmoid(eval / k)` against the results (the original Texel measure).
-pub fn mse(model: Model, th: &[f64], data: &[Sample], k: f64) -> f64 {
+pub fn mse(th: &[f64], data: &[Sample], k: f64) -> f64 {
     if data.is_empty() {
         return 0.0;
     }
     let sum: f64 = data
         .iter()
-        .map(|s| (sigmoid(model.eval(th, s) / k) - s.result as f64).powi(2))
+        .map(|s| (sigmoid(eval(th, s) / k) - s.result as f64).powi(2))
         .sum();
     sum / data.len() as f64
 }
 
 /// The loss and its gradient with respect to the parameters (into `grad`).
-pub fn loss_and_grad(model: Model, th: &[f64], data: &[Sample], k: f64, grad: &mut [f64]) -> f64 {
+pub fn loss_and_grad(th: &[f64], data: &[Sample], k: f64, grad: &mut [f64]) -> f64 {
     grad.iter_mut().for_each(|g| *g = 0.0);
     if data.is_empty() {
         return 0.0;
     }
     let mut sum = 0.0;
     for s in data {
-        let z = model.eval(th, s) / k;
+        let z = eval(th, s) / k;
         let r = s.result as f64;
         sum += softplus(z) - r * z;
-        model.add_grad(th, s, (sigmoid(z) - r) / k, grad);
+        add_grad(th, s, (sigmoid(z) - r) / k, grad);
     }
     let n = data.len() as f64;
     grad.iter_mut().for_each(|g| *g /= n);
@@ -259,8 +234,8 @@ pub fn loss_and_grad(model: Model, th: &[f64], data: &[Sample], k: f64, grad: &m
 
 /// The scale `K` that minimises the loss of the parameters `th` (golden-section search on
 /// `ln K` over 1..1e6).
-pub fn fit_k(model: Model, th: &[f64], data: &[Sample]) -> f64 {
-    let f = |lk: f64| loss(model, th, data, lk.exp());
+pub fn fit_k(th: &[f64], data: &[Sample]) -> f64 {
+    let f = |lk: f64| loss(th, data, lk.exp());
     let (mut a, mut b) = (0f64, 1e6f64.ln());
     let g = (5f64.sqrt() - 1.0) / 2.0;
     let (mut c, mut d) = (b - g * (b - a), a + g * (b - a));
@@ -289,77 +264,62 @@ pub struct FitOptions {
     pub iters: usize,
     /// Step in units of each parameter's scale (see [`fit`]); decays linearly to a tenth.
     pub lr: f64,
-    /// L2 pull towards the starting parameters, in units of their scales.
+    /// Pull towards the starting parameters: `l2` times the sum of their squared differences
+    /// (in evaluation units) is added to the loss.
     pub l2: f64,
     /// Print the loss every this many iterations (0: never).
     pub report_every: usize,
-    /// Keep pattern values and class bonuses at zero or above (projected after each step).
-    pub nonneg: bool,
 }
 
 impl Default for FitOptions {
     fn default() -> FitOptions {
         FitOptions {
-            iters: 8000,
-            lr: 0.03,
-            l2: 1e-4,
+            iters: 3000,
+            lr: 0.02,
+            l2: 1e-7,
             report_every: 0,
-            nonneg: false,
         }
     }
 }
 
-/// Fits the parameters from `th0` with Adam on the full batch, `k` fixed. Each parameter moves in
-/// units of `scale[i]` (so a pattern value of 100 and a tempo of 1.25 learn at comparable
-/// relative rates). Returns the fitted parameters.
-pub fn fit(
-    model: Model,
-    th0: &[f64],
-    scale: &[f64],
-    data: &[Sample],
-    k: f64,
-    opts: &FitOptions,
-) -> Vec<f64> {
+/// Fits the parameters from `th0` with Adam on the full batch, `k` fixed; the combinations that
+/// are not fitted ([`is_fitted`]) keep their values. Each parameter moves in units of
+/// `scale[i]` (so a value of 300 and a tempo of 1.4 learn at comparable relative rates).
+pub fn fit(th0: &[f64], scale: &[f64], data: &[Sample], k: f64, opts: &FitOptions) -> Vec<f64> {
     let n = th0.len();
     let mut th = th0.to_vec();
     let (mut m, mut v, mut grad) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
     let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-12f64);
+    let free: Vec<bool> = (0..n).map(|i| i == NF || is_fitted(i)).collect();
     for it in 1..=opts.iters {
-        let l = loss_and_grad(model, &th, data, k, &mut grad);
+        let l = loss_and_grad(&th, data, k, &mut grad);
         if opts.report_every > 0 && (it == 1 || it % opts.report_every == 0) {
             eprintln!("  iter {it:5}  loss {l:.6}");
         }
         let lr = opts.lr * (1.0 - 0.9 * (it - 1) as f64 / opts.iters.max(1) as f64);
-        for i in 0..n {
+        for i in (0..n).filter(|&i| free[i]) {
+            let mut g = grad[i];
+            if i < NF {
+                g += 2.0 * opts.l2 * (th[i] - th0[i]);
+            }
             // The gradient with respect to u = th / scale.
-            let mut g = grad[i] * scale[i];
-            g += 2.0 * opts.l2 * (th[i] - th0[i]) / scale[i];
+            let g = g * scale[i];
             m[i] = b1 * m[i] + (1.0 - b1) * g;
             v[i] = b2 * v[i] + (1.0 - b2) * g * g;
             let mh = m[i] / (1.0 - b1.powi(it as i32));
             let vh = v[i] / (1.0 - b2.powi(it as i32));
             th[i] -= lr * scale[i] * mh / (vh.sqrt() + eps);
-            let is_tempo = model == Model::Tied && i == NF;
-            if opts.nonneg && !is_tempo {
-                th[i] = th[i].max(0.0);
-            }
         }
     }
     th
 }
 
-/// The default parameter scales: a weight moves in units of its size (at least 10), the tempo in
+/// The default parameter scales: a value moves in units of its size (at least 10), the tempo in
 /// units of 1.
-pub fn default_scale(model: Model, th: &[f64]) -> Vec<f64> {
+pub fn default_scale(th: &[f64]) -> Vec<f64> {
     th.iter()
         .enumerate()
-        .map(|(i, &x)| {
-            if model == Model::Tied && i == NF {
-                1.0
-            } else {
-                x.abs().max(10.0)
-            }
-        })
+        .map(|(i, &x)| if i == NF { 1.0 } else { x.abs().max(10.0) })
         .collect()
 }
 
@@ -410,32 +370,28 @@ pub fn mix_labels(data: &mut [Sample], k: f64, lambda: f64) {
 pub struct TuneOptions {
     pub files: Vec<PathBuf>,
     pub fit: FitOptions,
-    /// A fixed `K` instead of fitting it to the current weights.
+    /// A fixed `K` instead of fitting it to the prior.
     pub k: Option<f64>,
     /// Every n-th game is held out for validation.
     pub valid_every: usize,
-    /// Also fit the separate side-to-move / opponent model.
-    pub separate: bool,
     /// Search label files (`tune label`) of the same game files, read in the same order.
     pub labels: Vec<PathBuf>,
     /// Share of the label in a labelled sample's target (the rest is the game's result).
     pub lambda: f64,
 }
 
-fn weights_line(w: &Weights) -> String {
-    let f = |v: &[f64]| {
-        v.iter()
-            .map(|x| format!("{x:.1}"))
-            .collect::<Vec<_>>()
-            .join(" ")
+fn combo_name(i: usize) -> String {
+    let short = |p: Pattern| match p {
+        Pattern::None => "-",
+        Pattern::Two => "2",
+        Pattern::OpenTwo => "o2",
+        Pattern::Three => "3",
+        Pattern::OpenThree => "o3",
+        Pattern::Four => "4",
+        Pattern::OpenFour => "o4",
+        Pattern::Five => "5",
     };
-    format!(
-        "patterns Two..OpenFour [{}]  classes Quiet..OpenFour [{}]  tempo {:.3} ({:.1}/16)",
-        f(&w.pattern),
-        f(&w.class),
-        w.tempo,
-        w.tempo * 16.0
-    )
+    combo_patterns(i).map(short).join(" ")
 }
 
 /// Loads the games, fits `K` and the weights, and prints the figures and the new constants.
@@ -458,9 +414,9 @@ pub fn run(opts: &TuneOptions) -> std::io::Result<()> {
     if train.is_empty() {
         return Ok(());
     }
-    let old = Weights::current();
-    let th0 = old.to_params();
-    let k = opts.k.unwrap_or_else(|| fit_k(Model::Tied, &th0, &train));
+    let prior = Weights::prior();
+    let th0 = prior.to_params();
+    let k = opts.k.unwrap_or_else(|| fit_k(&th0, &train));
     if labels.is_some() {
         // K was fitted on the game results; the labels are read on that scale.
         mix_labels(&mut train, k, opts.lambda);
@@ -471,43 +427,46 @@ pub fn run(opts: &TuneOptions) -> std::io::Result<()> {
             1.0 - opts.lambda
         );
     }
-    let report = |name: &str, model: Model, th: &[f64]| {
+    let report = |name: &str, th: &[f64]| {
         println!(
-            "{name:<28} loss train {:.6} valid {:.6} (games {:.6})   mse train {:.6} valid {:.6}",
-            loss(model, th, &train, k),
-            loss(model, th, &valid, k),
-            loss(model, th, &valid_games, k),
-            mse(model, th, &train, k),
-            mse(model, th, &valid, k)
+            "{name:<28} loss train {:.6} valid {:.6} (games {:.6})   mse train {:.6} valid {:.6}   tempo {:.3}",
+            loss(th, &train, k),
+            loss(th, &valid, k),
+            loss(th, &valid_games, k),
+            mse(th, &train, k),
+            mse(th, &valid, k),
+            th[NF]
         );
     };
-    println!("K = {k:.1}");
-    report("current weights", Model::Tied, &th0);
-    println!("  {}", weights_line(&old));
-    let scale = default_scale(Model::Tied, &th0);
-    let th = fit(Model::Tied, &th0, &scale, &train, k, &opts.fit);
-    let fitted = Weights::from_params(&th);
-    report("fitted (real)", Model::Tied, &th);
-    println!("  {}", weights_line(&fitted));
-    let rounded = fitted.rounded();
-    report("fitted (integer)", Model::Tied, &rounded.to_params());
-    println!("  {}", weights_line(&rounded));
-    if opts.separate {
-        let th_s0 = Model::untie(&th);
-        let scale_s = default_scale(Model::Separate, &th_s0);
-        let th_s = fit(Model::Separate, &th_s0, &scale_s, &train, k, &opts.fit);
-        report("separate own/opp (real)", Model::Separate, &th_s);
-        let fmt = |v: &[f64]| {
-            v.iter()
-                .map(|x| format!("{x:.1}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        println!("  own [{}]", fmt(&th_s[..NF]));
-        println!("  opp [{}]", fmt(&th_s[NF..]));
+    println!("K = {k:.1} (fitted to the prior on the game results)");
+    report("prior (additive)", &th0);
+    let current = Weights::current();
+    report("compiled weights", &current.to_params());
+    let th = fit(&th0, &default_scale(&th0), &train, k, &opts.fit);
+    report("fitted (real)", &th);
+    let rounded = Weights::from_params(&th).rounded();
+    report("fitted (integer)", &rounded.to_params());
+    let mut cells = vec![0f64; NF];
+    for s in &train {
+        for &(i, n) in s.own.iter().chain(&s.opp) {
+            cells[i as usize] += n as f64;
+        }
+    }
+    let mut order: Vec<usize> = (0..NF).filter(|&i| is_fitted(i)).collect();
+    order.sort_by(|&a, &b| cells[b].total_cmp(&cells[a]).then(a.cmp(&b)));
+    println!("most frequent combinations: cells, prior, compiled, fitted");
+    for &i in order.iter().take(24) {
+        println!(
+            "  {:<14} {:>9} {:>6.0} {:>6} {:>6.0}",
+            combo_name(i),
+            cells[i],
+            prior.combo[i],
+            COMBO_VALUE[i],
+            rounded.combo[i]
+        );
     }
     println!(
-        "constants for src/eval/classical.rs:\n{}",
+        "constants for src/eval/weights.rs:\n{}",
         rounded.rust_constants()
     );
     Ok(())
@@ -515,7 +474,7 @@ pub fn run(opts: &TuneOptions) -> std::io::Result<()> {
 
 /// The engine's evaluation computed from the features with the compiled weights (real tempo).
 pub fn model_eval_current(s: &Sample) -> f64 {
-    Model::Tied.eval(&Weights::current().to_params(), s)
+    eval(&Weights::current().to_params(), s)
 }
 
 /// The engine's integer evaluation of `b` (for checking the features against the board).
@@ -530,12 +489,23 @@ mod tests {
     use crate::eval::tune_data::Rng;
     use crate::game::{Pos, Rule};
 
+    /// Random sparse counts over the fitted combinations.
     fn random_samples(n: usize, seed: u64) -> Vec<Sample> {
+        let fitted: Vec<u16> = (0..NF)
+            .filter(|&i| is_fitted(i))
+            .map(|i| i as u16)
+            .collect();
         let mut rng = Rng::new(seed);
         (0..n)
             .map(|_| {
-                let mut f =
-                    || std::array::from_fn(|_| (rng.below(40) as f32) / (1 + rng.below(4)) as f32);
+                let mut f = || {
+                    let mut v: Vec<(u16, f32)> = (0..12)
+                        .map(|_| (fitted[rng.below(fitted.len())], 1.0 + rng.below(6) as f32))
+                        .collect();
+                    v.sort_by_key(|e| e.0);
+                    v.dedup_by_key(|e| e.0);
+                    v
+                };
                 let (own, opp) = (f(), f());
                 Sample {
                     own,
@@ -586,6 +556,48 @@ mod tests {
     }
 
     #[test]
+    fn combinations_ignore_the_order_of_directions() {
+        let all = [
+            Pattern::None,
+            Pattern::Two,
+            Pattern::OpenTwo,
+            Pattern::Three,
+            Pattern::OpenThree,
+            Pattern::Four,
+            Pattern::OpenFour,
+            Pattern::Five,
+        ];
+        let mut seen = vec![false; COMBO_COUNT];
+        for packed in 0..classical::PACKED_COMBOS {
+            let pats = [0, 1, 2, 3].map(|d| all[(packed >> (3 * d)) & 7]);
+            let i = classical::combo_index(pats);
+            let mut sorted = pats;
+            sorted.sort_by(|a, b| b.cmp(a));
+            assert_eq!(combo_patterns(i), sorted);
+            seen[i] = true;
+        }
+        assert!(seen.iter().all(|&s| s), "every combination is reached");
+        assert_eq!(classical::combo_index([Pattern::None; 4]), 0);
+        assert!(!is_fitted(0) && !is_fitted(COMBO_COUNT - 1));
+    }
+
+    #[test]
+    fn the_prior_is_the_additive_model() {
+        let prior = Weights::prior();
+        let i = classical::combo_index([
+            Pattern::Four,
+            Pattern::OpenThree,
+            Pattern::None,
+            Pattern::None,
+        ]);
+        // Four 71 + open three 35 + four-three bonus 285.
+        assert_eq!(prior.combo[i], 391.0);
+        let j = classical::combo_index([Pattern::Two, Pattern::None, Pattern::None, Pattern::None]);
+        assert_eq!(prior.combo[j], -1.0);
+        assert_eq!(prior.tempo, 23.0 / 16.0);
+    }
+
+    #[test]
     fn search_labels_select_and_relabel_the_positions() {
         let g = GameRecord {
             rule: Rule::Freestyle,
@@ -620,100 +632,99 @@ mod tests {
             s.result = [0.0, 0.5, 1.0][i % 3];
         }
         let k = 200.0;
-        for model in [Model::Tied, Model::Separate] {
-            let mut rng = Rng::new(11);
-            let th: Vec<f64> = (0..model.param_count())
-                .map(|i| {
-                    if model == Model::Tied && i == NF {
-                        1.2
-                    } else {
-                        rng.unit() * 20.0 - 5.0
-                    }
-                })
-                .collect();
-            let mut grad = vec![0.0; th.len()];
-            loss_and_grad(model, &th, &data, k, &mut grad);
-            for i in 0..th.len() {
-                let h = 1e-4;
-                let (mut up, mut down) = (th.clone(), th.clone());
-                up[i] += h;
-                down[i] -= h;
-                let fd = (loss(model, &up, &data, k) - loss(model, &down, &data, k)) / (2.0 * h);
-                assert!(
-                    (fd - grad[i]).abs() <= 1e-6 + 1e-4 * fd.abs(),
-                    "{model:?} param {i}: analytic {} finite difference {fd}",
-                    grad[i]
-                );
-            }
+        let mut rng = Rng::new(11);
+        let th: Vec<f64> = (0..=NF)
+            .map(|i| {
+                if i == NF {
+                    1.2
+                } else {
+                    rng.unit() * 20.0 - 5.0
+                }
+            })
+            .collect();
+        let mut grad = vec![0.0; th.len()];
+        loss_and_grad(&th, &data, k, &mut grad);
+        let used: Vec<usize> = data
+            .iter()
+            .flat_map(|s| s.own.iter().chain(&s.opp).map(|e| e.0 as usize))
+            .chain([NF, 0])
+            .collect();
+        for &i in &used {
+            let h = 1e-4;
+            let (mut up, mut down) = (th.clone(), th.clone());
+            up[i] += h;
+            down[i] -= h;
+            let fd = (loss(&up, &data, k) - loss(&down, &data, k)) / (2.0 * h);
+            assert!(
+                (fd - grad[i]).abs() <= 1e-6 + 1e-4 * fd.abs(),
+                "param {i}: analytic {} finite difference {fd}",
+                grad[i]
+            );
         }
     }
 
     /// Results drawn as the probabilities a known evaluation gives: the minimum of the loss is
-    /// at those weights, and the fit must find them and the scale.
+    /// at those weights, and the fit must find them (where the data determine them) and the
+    /// scale.
     #[test]
     fn recovers_known_weights_and_scale() {
-        let truth = Weights {
-            pattern: [3.0, 8.0, 12.0, 40.0, 30.0, 90.0],
-            class: [1.0, 20.0, 70.0, 15.0, 110.0, 160.0],
-            tempo: 1.4,
-        };
-        let th_true = truth.to_params();
-        let k = 150.0;
-        let mut data = random_samples(4000, 5);
-        for s in &mut data {
-            s.result = sigmoid(Model::Tied.eval(&th_true, s) / k) as f32;
+        let mut rng = Rng::new(9);
+        let prior = Weights::prior().to_params();
+        let mut th_true = prior.clone();
+        for (i, v) in th_true.iter_mut().enumerate().take(NF) {
+            if is_fitted(i) {
+                *v += rng.unit() * 40.0 - 20.0;
+            }
         }
-        let fitted_k = fit_k(Model::Tied, &th_true, &data);
+        th_true[NF] = 1.3;
+        let k = 150.0;
+        let mut data = random_samples(6000, 5);
+        for s in &mut data {
+            s.result = sigmoid(eval(&th_true, s) / k) as f32;
+        }
+        let fitted_k = fit_k(&th_true, &data);
         assert!((fitted_k / k - 1.0).abs() < 0.01, "K {fitted_k}");
-        let th0 = Weights::current().to_params();
         let opts = FitOptions {
-            iters: 2500,
-            lr: 0.05,
+            iters: 2000,
+            lr: 0.03,
             l2: 0.0,
             ..FitOptions::default()
         };
-        let th = fit(
-            Model::Tied,
-            &th0,
-            &default_scale(Model::Tied, &th0),
-            &data,
-            k,
-            &opts,
-        );
-        for (i, (&got, &want)) in th.iter().zip(&th_true).enumerate() {
-            assert!(
-                (got - want).abs() < 0.02 * want.abs().max(10.0),
-                "param {i}: fitted {got} true {want}"
-            );
+        let th = fit(&prior, &default_scale(&prior), &data, k, &opts);
+        assert!(loss(&th, &data, k) < loss(&prior, &data, k));
+        let mut cells = vec![0f64; NF];
+        for s in &data {
+            for &(i, n) in s.own.iter().chain(&s.opp) {
+                cells[i as usize] += n as f64;
+            }
         }
-        assert!(loss(Model::Tied, &th, &data, k) <= loss(Model::Tied, &th0, &data, k));
-        // The separate model contains the tied one: its fit is at least as good.
-        let sep0 = Model::untie(&th0);
-        let sep = fit(
-            Model::Separate,
-            &sep0,
-            &default_scale(Model::Separate, &sep0),
-            &data,
-            k,
-            &opts,
-        );
-        let want = Model::untie(&th_true);
-        for (i, (&got, &w)) in sep.iter().zip(&want).enumerate() {
-            assert!(
-                (got - w).abs() < 0.03 * w.abs().max(10.0),
-                "separate param {i}: fitted {got} true {w}"
-            );
+        let mut checked = 0;
+        for i in 0..NF {
+            if !is_fitted(i) {
+                assert_eq!(th[i], prior[i], "combination {i} is not fitted");
+            } else if cells[i] > 1500.0 {
+                assert!(
+                    (th[i] - th_true[i]).abs() < 6.0,
+                    "combination {i}: fitted {} true {}",
+                    th[i],
+                    th_true[i]
+                );
+                checked += 1;
+            }
         }
+        assert!(checked > 100, "{checked}");
+        assert!((th[NF] - 1.3).abs() < 0.03, "tempo {}", th[NF]);
     }
 
     #[test]
-    fn rounded_constants_keep_five_and_format() {
+    fn rounded_constants_match_the_compiled_ones() {
         let w = Weights::current();
         let text = w.rust_constants();
-        let pv = PATTERN_VALUE.map(|v| v.to_string()).join(", ");
-        let cb = CLASS_BONUS.map(|v| v.to_string()).join(", ");
-        assert!(text.contains(&format!("[{pv}]")), "{text}");
-        assert!(text.contains(&format!("[{cb}]")), "{text}");
+        let first: Vec<String> = COMBO_VALUE[..16].iter().map(|v| v.to_string()).collect();
+        assert!(
+            text.contains(&format!("    {},\n", first.join(", "))),
+            "{text}"
+        );
         assert!(
             text.contains(&format!("TEMPO_NUM: i32 = {TEMPO_NUM};")),
             "{text}"
