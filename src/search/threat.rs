@@ -64,7 +64,7 @@ impl ThreatSolver {
     /// A VCF solver with a small table, for the checks inside the VCT search.
     pub fn small() -> ThreatSolver {
         ThreatSolver {
-            refuted_size: 1 << 16,
+            refuted_size: 1 << 18,
             ..Self::vcf()
         }
     }
