@@ -246,7 +246,8 @@ impl ThreatSolver {
     fn fours(board: &mut Board, list: &mut Vec<(Pos, i32)>) {
         list.clear();
         let me = board.side_to_move();
-        if board.count_at_least(me, C_FOUR) == 0 {
+        let mut left = board.count_at_least(me, C_FOUR);
+        if left == 0 {
             return;
         }
         let history = board.history();
@@ -254,7 +255,14 @@ impl ThreatSolver {
         for (r, &(p, _)) in recent.iter_mut().zip(history.iter().rev()) {
             *r = p;
         }
-        for p in board.cells_iter() {
+        // A four point has a stone of `me` within two steps on its line, so it lies in the near
+        // area (scanned in the board's order); the count of cells of class four or more says
+        // when the last one is found.
+        let (xs, ys) = board.near_area();
+        for p in ys.flat_map(|y| xs.clone().map(move |x| Pos::new(x, y))) {
+            if left == 0 {
+                break;
+            }
             if !board.is_empty(p) {
                 continue;
             }
@@ -262,6 +270,7 @@ impl ThreatSolver {
             if class < C_FOUR {
                 continue;
             }
+            left -= 1;
             let near = recent.iter().any(|&q| {
                 if q.is_none() {
                     return false;
