@@ -31,10 +31,7 @@ use std::path::PathBuf;
 /// Parameters: the combination values, then the tempo.
 pub const NF: usize = COMBO_COUNT;
 
-/// The prior's value of each direction pattern (`None..=Five`) and bonus of each cell class
-/// (`C_NONE..=C_FIVE`): the 13-weight evaluation of the sixth session, fitted to 1397 games.
-const PRIOR_PATTERN: [f64; Pattern::COUNT] = [0.0, 5.0, 6.0, 14.0, 35.0, 71.0, 116.0, 600.0];
-const PRIOR_CLASS: [f64; classical::CLASS_COUNT] = [0.0, -6.0, 5.0, -37.0, 1.0, 285.0, 145.0, 0.0];
+/// The prior's tempo (with [`classical::additive_value`], the sixth session's evaluation).
 const PRIOR_TEMPO: f64 = 23.0 / 16.0;
 
 /// Whether the value of combination `i` is fitted.
@@ -110,9 +107,7 @@ impl Weights {
                 if !is_fitted(i) {
                     return COMBO_VALUE[i] as f64;
                 }
-                let class = classical::class_of(pats);
-                pats.iter().map(|&p| PRIOR_PATTERN[p as usize]).sum::<f64>()
-                    + PRIOR_CLASS[class as usize]
+                classical::additive_value(pats) as f64
             })
             .collect();
         Weights {

@@ -172,6 +172,7 @@ pub struct Board {
     class_count: [[u16; CLASS_COUNT]; 2],
     table: &'static RuleTable,
     infos: &'static [CellInfo; PACKED_COMBOS],
+    additive: &'static [i16; PACKED_COMBOS],
     /// The cell infos each move changed (cell index and old value), so `undo` restores them
     /// instead of recomputing; `plies` holds one entry per move of a suffix of `history`.
     saved: Vec<(u16, [CellInfo; 2])>,
@@ -201,6 +202,7 @@ impl Board {
             class_count: [[0; CLASS_COUNT]; 2],
             table: RuleTable::get(rule),
             infos: info_table(),
+            additive: classical::additive_table(),
             saved: Vec::with_capacity(64 * 32),
             plies: Vec::with_capacity(64),
             hash: 0,
@@ -550,6 +552,12 @@ impl Board {
     #[inline]
     pub fn class(&self, c: Color, p: Pos) -> Class {
         info_class(self.info[p.idx()][c.idx()])
+    }
+    /// The cell's value for colour `c` under the fixed additive model
+    /// ([`classical::additive_value`]): the threat solvers' move order.
+    #[inline]
+    pub fn additive_score(&self, c: Color, p: Pos) -> i32 {
+        self.additive[info_packed(self.info[p.idx()][c.idx()]) as usize] as i32
     }
     #[inline]
     pub fn cell_score(&self, c: Color, p: Pos) -> i32 {

@@ -704,8 +704,9 @@ impl VctSolver {
                         continue;
                     }
                 }
-                let score =
-                    class as i32 * 10_000 + board.cell_score(me, p) + board.cell_score(opp, p);
+                let score = class as i32 * 10_000
+                    + board.additive_score(me, p)
+                    + board.additive_score(opp, p);
                 scored.push((p, score));
             }
         }
@@ -761,8 +762,9 @@ impl VctSolver {
                         continue;
                     }
                 }
-                let score =
-                    mine as i32 * 10_000 + board.cell_score(opp, p) + board.cell_score(me, p);
+                let score = mine as i32 * 10_000
+                    + board.additive_score(opp, p)
+                    + board.additive_score(me, p);
                 scored.push((p, score));
             }
         } else {
@@ -827,8 +829,8 @@ impl VctSolver {
                 let on_line = line.contains(&p) as i32;
                 let score = (mine >= C_FOUR) as i32 * 200_000
                     + on_line * 100_000
-                    + board.cell_score(opp, p)
-                    + board.cell_score(me, p);
+                    + board.additive_score(opp, p)
+                    + board.additive_score(me, p);
                 scored.push((p, score));
             }
         }
