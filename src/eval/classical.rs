@@ -132,6 +132,12 @@ pub fn pack(pats: [Pattern; 4]) -> PackedPatterns {
         .fold(0, |acc, (d, &p)| acc | (p as u16) << (3 * d))
 }
 
+/// The four patterns of a packed combination (the inverse of [`pack`]).
+#[inline]
+pub fn unpack(packed: usize) -> [Pattern; 4] {
+    [0, 1, 2, 3].map(|d| Pattern::from_code((packed >> (3 * d)) as u8 & 7))
+}
+
 /// The static evaluation for the side to move from the two potential sums (the tuner's model,
 /// `eval::tune`, mirrors this formula).
 #[inline]
@@ -150,7 +156,7 @@ pub fn combo_table() -> &'static [(Class, i16); PACKED_COMBOS] {
     TABLE.get_or_init(|| {
         let mut t = [(C_NONE, 0i16); PACKED_COMBOS];
         for (packed, entry) in t.iter_mut().enumerate() {
-            let pats = [0, 1, 2, 3].map(|d| Pattern::from_code((packed >> (3 * d)) as u8 & 7));
+            let pats = unpack(packed);
             let (class, score) = cell_value(pats);
             *entry = (class, score as i16);
         }
@@ -179,7 +185,7 @@ pub fn additive_table() -> &'static [i16; PACKED_COMBOS] {
     TABLE.get_or_init(|| {
         let mut t = [0i16; PACKED_COMBOS];
         for (packed, v) in t.iter_mut().enumerate() {
-            let pats = [0, 1, 2, 3].map(|d| Pattern::from_code((packed >> (3 * d)) as u8 & 7));
+            let pats = unpack(packed);
             *v = additive_value(pats) as i16;
         }
         t

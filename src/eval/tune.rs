@@ -98,17 +98,10 @@ impl Weights {
             tempo: TEMPO_NUM as f64 / 16.0,
         }
     }
-    /// The additive prior (see the module text); combinations with a five keep their compiled
-    /// values, which are not fitted.
+    /// The additive prior (see the module text).
     pub fn prior() -> Weights {
         let combo = (0..COMBO_COUNT)
-            .map(|i| {
-                let pats = combo_patterns(i);
-                if !is_fitted(i) {
-                    return COMBO_VALUE[i] as f64;
-                }
-                classical::additive_value(pats) as f64
-            })
+            .map(|i| classical::additive_value(combo_patterns(i)) as f64)
             .collect();
         Weights {
             combo,
