@@ -622,6 +622,7 @@ impl Searcher {
                 continue;
             }
             let shallower = (likely_high && board.class(me, m) < C_FOUR) as i32;
+            self.tt.prefetch(key ^ Board::move_key(m, me));
             board.play(m, me);
             let d = depth - 1 + extension - shallower;
             let mut score;
@@ -756,6 +757,7 @@ impl Searcher {
         let mut best_move = Pos::NONE;
         for i in 0..list.len() {
             let m = list.get(i);
+            self.tt.prefetch(key ^ Board::move_key(m, me));
             board.play(m, me);
             let score = -self.qsearch(board, -beta, -alpha, ply + 1, vcf_left - 1);
             board.undo();
