@@ -10,7 +10,9 @@ pub mod vct;
 
 use crate::eval::classical::{self, C_FIVE, C_FOUR, C_FOUR_THREE, C_OPEN_FOUR, C_THREE};
 use crate::game::{Board, Pos};
-use movepick::{generate, generate_fours, generate_fours_near, MoveList, Situation};
+use movepick::{
+    generate, generate_fours, generate_fours_near, generate_unordered, MoveList, Situation,
+};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -575,7 +577,7 @@ impl Searcher {
             }
         }
         let mut list = std::mem::take(&mut self.lists[ply]);
-        let situation = generate(board, &mut list);
+        let situation = generate_unordered(board, &mut list);
         if list.is_empty() {
             self.lists[ply] = list;
             return if situation == Situation::BlockFive {
@@ -615,7 +617,7 @@ impl Searcher {
             usize::MAX
         };
         for i in 0..list.len() {
-            let m = list.get(i);
+            let m = list.pick(i);
             // A quiet move neither makes nor stops an open three or better.
             let quiet = board.class(me, m) < C_THREE && board.class(opp, m) < C_THREE;
             if i > 0 && quiet && best > -WIN_BOUND && (futile || i >= move_count_limit) {

@@ -18,12 +18,16 @@ pub const MAX_MOVES: usize = 32 * 32;
 #[derive(Default)]
 pub struct MoveList {
     moves: Vec<(Pos, i32)>,
+    /// The first this many moves are in their final order; [`MoveList::pick`] orders the rest
+    /// one move at a time (most nodes cut off after a few moves, so sorting all is wasted).
+    ordered: usize,
 }
 
 impl MoveList {
     pub fn with_capacity() -> MoveList {
         MoveList {
             moves: Vec::with_capacity(MAX_MOVES),
+            ordered: 0,
         }
     }
     #[inline]
@@ -44,6 +48,31 @@ impl MoveList {
     }
     pub fn clear(&mut self) {
         self.moves.clear();
+        self.ordered = 0;
+    }
+    /// The `i`-th move in order, for `i` counting up from 0 (or from 1 after
+    /// [`MoveList::bring_to_front`]): the first highest-scored move not yet picked, so the moves
+    /// come out exactly as the stable sort of [`generate`] would give them.
+    #[inline]
+    pub fn pick(&mut self, i: usize) -> Pos {
+        if i >= self.ordered {
+            if i < PICKS_BEFORE_SORT {
+                let rest = &mut self.moves[i..];
+                let mut best = 0;
+                for (j, m) in rest.iter().enumerate().skip(1) {
+                    if m.1 > rest[best].1 {
+                        best = j;
+                    }
+                }
+                rest[..=best].rotate_right(1);
+                self.ordered = i + 1;
+            } else {
+                // A node that got this far usually goes through every move: sort the rest.
+                sort_stable(&mut self.moves[i..]);
+                self.ordered = self.moves.len();
+            }
+        }
+        self.moves[i].0
     }
     pub fn iter(&self) -> impl Iterator<Item = Pos> + '_ {
         self.moves.iter().map(|m| m.0)
@@ -56,21 +85,30 @@ impl MoveList {
     pub fn bring_to_front(&mut self, p: Pos) {
         if let Some(i) = self.moves.iter().position(|m| m.0 == p) {
             self.moves[..=i].rotate_right(1);
+            self.ordered = self.ordered.max(1);
         }
     }
     /// Stable sort by descending score: equal scores keep board order, so results are
     /// deterministic.
     fn sort(&mut self) {
-        let m = &mut self.moves[..];
-        for i in 1..m.len() {
-            let x = m[i];
-            let mut j = i;
-            while j > 0 && m[j - 1].1 < x.1 {
-                m[j] = m[j - 1];
-                j -= 1;
-            }
-            m[j] = x;
+        self.ordered = self.moves.len();
+        sort_stable(&mut self.moves);
+    }
+}
+
+/// Moves picked one at a time (a scan each) before [`MoveList::pick`] sorts the rest.
+const PICKS_BEFORE_SORT: usize = 3;
+
+/// Insertion sort by descending score, equal scores in their present order.
+fn sort_stable(m: &mut [(Pos, i32)]) {
+    for i in 1..m.len() {
+        let x = m[i];
+        let mut j = i;
+        while j > 0 && m[j - 1].1 < x.1 {
+            m[j] = m[j - 1];
+            j -= 1;
         }
+        m[j] = x;
     }
 }
 
@@ -86,8 +124,15 @@ pub enum Situation {
     Normal,
 }
 
-/// Fills `list` with the moves worth searching for the side to move.
+/// Fills `list` with the moves worth searching for the side to move, best first.
 pub fn generate(board: &mut Board, list: &mut MoveList) -> Situation {
+    let situation = generate_unordered(board, list);
+    list.sort();
+    situation
+}
+
+/// [`generate`] without the ordering: read the moves with [`MoveList::pick`].
+pub fn generate_unordered(board: &mut Board, list: &mut MoveList) -> Situation {
     list.clear();
     let me = board.side_to_move();
     let opp = me.other();
@@ -146,7 +191,6 @@ pub fn generate(board: &mut Board, list: &mut MoveList) -> Situation {
         }
     }
     retain_legal(board, list);
-    list.sort();
     if defend {
         Situation::Defend
     } else {
@@ -356,6 +400,48 @@ mod tests {
             // The far diagonal's fours exist on the board but are not near 7,7.
             assert!(all.iter().any(|p| !close(p)));
             assert!(got.contains(&Pos::new(10, 7)) && got.contains(&Pos::new(7, 10)));
+        }
+    }
+
+    /// Picking the moves one at a time gives exactly the sorted order (ties in board order),
+    /// with or without a move brought to the front first.
+    #[test]
+    fn picked_moves_come_in_the_sorted_order() {
+        let mut rng = crate::eval::tune_data::Rng::new(3);
+        for rule in Rule::ALL {
+            let mut b = Board::new(15, 15, rule).unwrap();
+            for _ in 0..24 {
+                let me = b.side_to_move();
+                let cells: Vec<Pos> = b
+                    .cells_iter()
+                    .filter(|&p| b.is_empty(p) && (b.stone_count() == 0 || b.near(p)))
+                    .collect();
+                let p = cells[rng.below(cells.len())];
+                if b.is_winning_move(p, me) || !b.is_legal(p, me) {
+                    continue;
+                }
+                b.play(p, me);
+                let mut sorted = MoveList::with_capacity();
+                generate(&mut b, &mut sorted);
+                let front = sorted
+                    .iter()
+                    .nth(rng.below(sorted.len().max(1)))
+                    .unwrap_or(Pos::NONE);
+                for bring in [false, true] {
+                    let mut want: Vec<(Pos, i32)> = sorted.moves.clone();
+                    let mut list = MoveList::with_capacity();
+                    generate_unordered(&mut b, &mut list);
+                    if bring {
+                        if let Some(i) = want.iter().position(|m| m.0 == front) {
+                            want[..=i].rotate_right(1);
+                        }
+                        list.bring_to_front(front);
+                    }
+                    let got: Vec<Pos> = (0..list.len()).map(|i| list.pick(i)).collect();
+                    let want: Vec<Pos> = want.iter().map(|m| m.0).collect();
+                    assert_eq!(got, want, "{rule:?} after {} stones", b.stone_count());
+                }
+            }
         }
     }
 }
