@@ -188,7 +188,11 @@ impl Parser {
         let mut out = Vec::new();
         if self.block.is_some() {
             let kw = keyword(line);
-            if COMMAND_WORDS.contains(&kw.as_str()) {
+            if kw == "END" {
+                // END means exit at once and print nothing, even in the middle of a block.
+                self.block = None;
+                out.extend(self.feed_command(line));
+            } else if COMMAND_WORDS.contains(&kw.as_str()) {
                 let name = self.block_name();
                 self.block = None;
                 out.push(Command::Invalid(format!("{name} block not closed by DONE")));

@@ -41,6 +41,9 @@ pub struct Session {
     /// Match time used by our own moves, for `timeout_match` without `time_left`.
     used_ms: u64,
     max_memory: u64,
+    /// The `max_memory` value last reported as too small: the report is made once, at the next
+    /// move asked for, not before every move (Piskvork scores any non-move line as an error).
+    memory_reported: Option<u64>,
     hash_kb: u64,
     /// Search threads asked for by `INFO thread_num` (capped by the machine's cores).
     threads: usize,
@@ -84,6 +87,7 @@ impl Session {
             limits: TimeLimits::default(),
             used_ms: 0,
             max_memory: 0,
+            memory_reported: None,
             hash_kb: 0,
             threads: 1,
             max_depth: i32::MAX,
@@ -259,7 +263,8 @@ impl Session {
             Command::ShowForbid => {
                 let Some(board) = self.game_board() else { return };
                 let mut line = String::from("FORBID ");
-                if board.rule().has_forbidden() {
+                // Only black has forbidden points, so only black to move gets a list (as Rapfi).
+                if board.rule().has_forbidden() && board.side_to_move() == Color::Black {
                     let points: Vec<_> = board.cells_iter().filter(|&p| board.is_empty(p)).collect();
                     for p in points {
                         if board.foul(p).is_some() {
@@ -467,7 +472,10 @@ impl Session {
         }
         let (tt_bytes, warning) = self.tt_bytes();
         if let Some(w) = warning {
-            emit(&format!("ERROR {w}"));
+            if self.memory_reported != Some(self.max_memory) {
+                self.memory_reported = Some(self.max_memory);
+                emit(&format!("ERROR {w}"));
+            }
         }
         let mut searcher = self
             .searcher
