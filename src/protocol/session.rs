@@ -141,6 +141,7 @@ impl Session {
                             None => break,
                         }
                     }
+                    self.replay_stops();
                 }
             }
             if self.eof && !self.searching && self.queue.is_empty() {
@@ -152,9 +153,32 @@ impl Session {
     fn line_while_searching(&mut self, line: Vec<u8>, at: Instant) {
         match keyword(&line).as_str() {
             "END" => yixin::exit_now(),
+            // A stop behind queued commands is meant for the search one of them starts.
+            "STOP" | "YXSTOP" if !self.queue.is_empty() => self.queue.push_back((line, at)),
             "STOP" | "YXSTOP" => self.stop.store(true, Ordering::Relaxed),
             "INFO" => self.line(&line, at),
             _ => self.queue.push_back((line, at)),
+        }
+    }
+
+    /// A search has just started from the queue: the stops (and settings) queued right behind
+    /// its command arrived after that command, so they apply to it now.
+    fn replay_stops(&mut self) {
+        while self.searching {
+            let Some((line, _)) = self.queue.front() else {
+                break;
+            };
+            match keyword(line).as_str() {
+                "STOP" | "YXSTOP" => {
+                    self.queue.pop_front();
+                    self.stop.store(true, Ordering::Relaxed);
+                }
+                "INFO" => {
+                    let (line, at) = self.queue.pop_front().expect("a front line");
+                    self.line(&line, at);
+                }
+                _ => break,
+            }
         }
     }
 
