@@ -927,7 +927,10 @@ fn parser_fuzz_run(seed: u64, inputs: u64) -> Result<ParserStats, String> {
                     let (line, want) = exact_line(&mut rng);
                     run.feed(&line).and_then(|(in_block, out)| {
                         st.commands += out.len() as u64;
-                        let ok = if in_block {
+                        let ok = if in_block && want == Command::End {
+                            // END closes a block silently: it must print nothing.
+                            out.len() == 1 && out[0] == want
+                        } else if in_block {
                             out.len() == 2
                                 && matches!(out[0], Command::Invalid(_))
                                 && out[1] == want
@@ -940,7 +943,7 @@ fn parser_fuzz_run(seed: u64, inputs: u64) -> Result<ParserStats, String> {
                             Err(format!(
                                 "\"{}\" gave {out:?}, expected {want:?}{}",
                                 escape(&line),
-                                if in_block {
+                                if in_block && want != Command::End {
                                     " after the abandoned block's ERROR"
                                 } else {
                                     ""
@@ -1321,6 +1324,8 @@ struct Model {
     rule: Rule,
     turn_ms: Option<u64>,
     max_memory: u64,
+    /// The `max_memory` value the engine has reported as too small (once per value).
+    mem_reported: Option<u64>,
     folder: Option<Vec<u8>>,
 }
 
@@ -1335,6 +1340,7 @@ impl Model {
             rule: Rule::Freestyle,
             turn_ms: None,
             max_memory: 0,
+            mem_reported: None,
             folder: None,
         }
     }
@@ -1396,12 +1402,16 @@ impl Model {
         b
     }
 
-    /// Black's fouls on the empty points under `rule` (none outside renju).
+    /// Black's fouls on the empty points under `rule` when black is to move (none outside
+    /// renju, none with white to move).
     fn fouls(&self, rule: Rule) -> HashSet<(usize, usize)> {
         if !rule.has_forbidden() {
             return HashSet::new();
         }
         let mut b = self.board(rule);
+        if b.side_to_move() != Color::Black {
+            return HashSet::new();
+        }
         self.empties()
             .into_iter()
             .filter(|&(x, y)| b.foul(Pos::new(x, y)).is_some())
@@ -1423,9 +1433,17 @@ impl Model {
             .any(|(x, y)| b.foul(Pos::new(x, y)).is_none())
     }
 
-    fn search(&self, job: Job) -> Expect {
-        let mem_must = self.max_memory != 0 && self.max_memory <= 1 << 20;
-        let mem_may = self.max_memory != 0 && self.max_memory < 64 << 20;
+    fn search(&mut self, job: Job) -> Expect {
+        // The report of a too small max_memory comes once per value, before the next search.
+        let mem_must = self.max_memory != 0
+            && self.max_memory <= 1 << 20
+            && self.mem_reported != Some(self.max_memory);
+        let mem_may = self.max_memory != 0
+            && self.max_memory < 64 << 20
+            && self.mem_reported != Some(self.max_memory);
+        if mem_must && !self.is_full() {
+            self.mem_reported = Some(self.max_memory);
+        }
         Expect::Search(SearchExpect {
             job,
             rule: self.rule,
@@ -1927,6 +1945,8 @@ impl Gen {
             BlockKind::Board => "BOARD",
             BlockKind::YxBoard => "YXBOARD",
             BlockKind::Swap2Board => "SWAP2BOARD",
+            BlockKind::YxBlock => "YXBLOCK",
+            BlockKind::YxBlockUndo => "YXBLOCKUNDO",
         });
         let done = self.kw("DONE");
         if self.rng.percent(40) {

@@ -18,6 +18,10 @@ pub enum BlockKind {
     YxBoard,
     /// `SWAP2BOARD`: the Swap2 opening stones.
     Swap2Board,
+    /// `YXBLOCK`: points the engine must not play (Yixin-Board), `x,y` each.
+    YxBlock,
+    /// `YXBLOCKUNDO`: points taken off that list.
+    YxBlockUndo,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,6 +58,8 @@ pub enum Command {
     Stop,
     ShowForbid,
     HashClear,
+    /// `YXBLOCKRESET`: empty the list of points the engine must not play.
+    BlockReset,
     ShowInfo,
     /// `YXNBEST n`: the `n` best moves, then the best as the reply.
     NBest(usize),
@@ -163,6 +169,9 @@ const COMMAND_WORDS: &[&str] = &[
     "YXSEARCHDEFEND",
     "YXBALANCEONE",
     "YXBALANCETWO",
+    "YXBLOCK",
+    "YXBLOCKUNDO",
+    "YXBLOCKRESET",
 ];
 
 struct OpenBlock {
@@ -210,6 +219,8 @@ impl Parser {
         match self.block.as_ref().map(|b| b.kind) {
             Some(BlockKind::YxBoard) => "YXBOARD",
             Some(BlockKind::Swap2Board) => "SWAP2BOARD",
+            Some(BlockKind::YxBlock) => "YXBLOCK",
+            Some(BlockKind::YxBlockUndo) => "YXBLOCKUNDO",
             _ => "BOARD",
         }
     }
@@ -283,10 +294,12 @@ impl Parser {
                 },
                 None => Command::Invalid(format!("{kw} needs x,y, got '{}'", clip(&rest))),
             },
-            "BOARD" | "YXBOARD" | "SWAP2BOARD" => {
+            "BOARD" | "YXBOARD" | "SWAP2BOARD" | "YXBLOCK" | "YXBLOCKUNDO" => {
                 let kind = match kw.as_str() {
                     "BOARD" => BlockKind::Board,
                     "YXBOARD" => BlockKind::YxBoard,
+                    "YXBLOCK" => BlockKind::YxBlock,
+                    "YXBLOCKUNDO" => BlockKind::YxBlockUndo,
                     _ => BlockKind::Swap2Board,
                 };
                 self.block = Some(OpenBlock {
@@ -313,6 +326,7 @@ impl Parser {
             "STOP" | "YXSTOP" => Command::Stop,
             "YXSHOWFORBID" => Command::ShowForbid,
             "YXHASHCLEAR" => Command::HashClear,
+            "YXBLOCKRESET" => Command::BlockReset,
             "YXSHOWINFO" => Command::ShowInfo,
             "YXNBEST" => match args.as_slice() {
                 [n] => match parse_int(n) {
@@ -501,10 +515,19 @@ mod tests {
         assert!(p.feed(b"BOARD").is_empty());
         assert!(p.feed(b"hello").is_empty());
         assert!(matches!(p.feed(b"DONE")[0], Command::Invalid(_)));
-        // A command inside a block abandons it.
+        // A command inside a block abandons it, with an error for the block...
         p.feed(b"BOARD");
-        let v = p.feed(b"END");
+        let v = p.feed(b"ABOUT");
         assert_eq!(v.len(), 2);
-        assert_eq!(v[1], Command::End);
+        assert!(matches!(v[0], Command::Invalid(_)));
+        assert_eq!(v[1], Command::About);
+        // ... except END, which must print nothing.
+        p.feed(b"BOARD 7,7,1");
+        assert_eq!(p.feed(b"END"), vec![Command::End]);
+        // YXBLOCK takes points without a field.
+        let v = p.feed(b"yxblock 7,7 8,8 done");
+        assert!(
+            matches!(&v[0], Command::Block { kind: BlockKind::YxBlock, stones } if stones.len() == 2)
+        );
     }
 }

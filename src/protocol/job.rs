@@ -39,6 +39,9 @@ pub struct JobInput {
     pub level: Level,
     pub seed: u64,
     pub stop: Arc<AtomicBool>,
+    /// Points the engine must not play (`YXBLOCK`): left out of the root moves while others
+    /// remain.
+    pub blocked: Vec<Pos>,
 }
 
 /// What the session prints and plays when the job is done.
@@ -71,16 +74,28 @@ pub fn run(searcher: &mut Searcher, input: JobInput) -> JobOutput {
         level,
         seed,
         stop,
+        blocked,
     } = input;
     let start = limits.start;
     let mut clock = Clock::new(&limits, stop);
     let mut rep = Reporter::new(detail, start);
     let (action, report) = match job {
         Job::Move if level.is_full() => {
-            let r = if detail.any() {
-                searcher.think_with(&board, limits, &[], &mut rep)
-            } else {
-                searcher.think_with(&board, limits, &[], &mut Quiet)
+            let r = match block_plan(&board, &blocked) {
+                BlockPlan::Forced(p) => Report {
+                    best: p,
+                    score: 0,
+                    depth: 0,
+                    nodes: 0,
+                    elapsed: start.elapsed(),
+                    pv: vec![p],
+                },
+                BlockPlan::Search(excluded) if detail.any() => {
+                    searcher.think_with(&board, limits, excluded, &mut rep)
+                }
+                BlockPlan::Search(excluded) => {
+                    searcher.think_with(&board, limits, excluded, &mut Quiet)
+                }
             };
             (Action::Move(r.best), Some(r))
         }
@@ -103,6 +118,44 @@ pub fn run(searcher: &mut Searcher, input: JobInput) -> JobOutput {
         action,
         report,
         elapsed: start.elapsed(),
+    }
+}
+
+/// How a move honours the blocked points (`YXBLOCK`).
+enum BlockPlan<'a> {
+    /// Search with these root moves left out.
+    Search(&'a [Pos]),
+    /// Every move the search would consider is blocked: play this free point instead.
+    Forced(Pos),
+}
+
+/// The search leaves the blocked points out of its root moves; when that leaves none, the free
+/// legal unblocked point nearest the centre is played; when there is none, the block is
+/// ignored (the engine must answer with some move).
+fn block_plan<'a>(board: &Board, blocked: &'a [Pos]) -> BlockPlan<'a> {
+    if blocked.is_empty() {
+        return BlockPlan::Search(&[]);
+    }
+    let (moves, _) = root_moves(board);
+    if moves.iter().any(|m| !blocked.contains(m)) {
+        return BlockPlan::Search(blocked);
+    }
+    let mut b = board.clone();
+    let me = b.side_to_move();
+    let free: Vec<Pos> = board
+        .cells_iter()
+        .filter(|&p| board.is_empty(p) && !blocked.contains(&p))
+        .collect();
+    let (cx, cy) = (board.width() as i64 - 1, board.height() as i64 - 1);
+    let off_centre = |p: &Pos| {
+        let (dx, dy) = (2 * p.x() as i64 - cx, 2 * p.y() as i64 - cy);
+        dx * dx + dy * dy
+    };
+    let mut free = free;
+    free.sort_by_key(off_centre);
+    match free.into_iter().find(|&p| b.is_legal(p, me)) {
+        Some(p) => BlockPlan::Forced(p),
+        None => BlockPlan::Search(&[]),
     }
 }
 

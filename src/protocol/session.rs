@@ -41,6 +41,8 @@ pub struct Session {
     /// Match time used by our own moves, for `timeout_match` without `time_left`.
     used_ms: u64,
     max_memory: u64,
+    /// Points the engine must not play (`YXBLOCK`), kept until `YXBLOCKRESET` or a new game.
+    blocked: Vec<Pos>,
     /// The `max_memory` value last reported as too small: the report is made once, at the next
     /// move asked for, not before every move (Piskvork scores any non-move line as an error).
     memory_reported: Option<u64>,
@@ -87,6 +89,7 @@ impl Session {
             limits: TimeLimits::default(),
             used_ms: 0,
             max_memory: 0,
+            blocked: Vec::new(),
             memory_reported: None,
             hash_kb: 0,
             threads: 1,
@@ -193,6 +196,7 @@ impl Session {
             Command::Start { width, height } => match Board::new(width, height, self.rule) {
                 Ok(b) => {
                     self.board = Some(b);
+                    self.blocked.clear();
                     self.used_ms = 0;
                     self.engine_colour = None;
                     emit("OK");
@@ -202,6 +206,7 @@ impl Session {
             Command::Restart => match &self.board {
                 Some(b) => {
                     self.board = Board::new(b.width(), b.height(), self.rule).ok();
+                    self.blocked.clear();
                     self.used_ms = 0;
                     self.engine_colour = None;
                     emit("OK");
@@ -262,6 +267,9 @@ impl Session {
                         }
                         Err(e) => emit(&format!("ERROR {e}")),
                     },
+                    BlockKind::YxBlock | BlockKind::YxBlockUndo => {
+                        self.update_blocked(kind == BlockKind::YxBlock, &stones)
+                    }
                     BlockKind::Board | BlockKind::YxBoard => match self.position_from(&stones) {
                         Ok(b) => {
                             self.engine_colour = Some(b.side_to_move());
@@ -284,6 +292,11 @@ impl Session {
                 env!("CARGO_PKG_VERSION")
             )),
             Command::Stop => {}
+            Command::BlockReset => {
+                if self.game_board().is_some() {
+                    self.blocked.clear();
+                }
+            }
             Command::ShowForbid => {
                 let Some(board) = self.game_board() else { return };
                 let mut line = String::from("FORBID ");
@@ -486,6 +499,36 @@ impl Session {
         (want.min(budget) as usize, None)
     }
 
+    /// `YXBLOCK` (`add`) or `YXBLOCKUNDO`: points on the board only, silently, as Rapfi; a point
+    /// off the board gets `ERROR` and the block changes nothing.
+    fn update_blocked(&mut self, add: bool, stones: &[Stone]) {
+        let Some(board) = self.board.as_ref() else {
+            return;
+        };
+        let mut points = Vec::with_capacity(stones.len());
+        for s in stones {
+            match (s.field, board.pos(s.x, s.y)) {
+                (None, Some(p)) => points.push(p),
+                _ => {
+                    emit(&format!(
+                        "ERROR {}: {},{} is not a point of the board",
+                        if add { "YXBLOCK" } else { "YXBLOCKUNDO" },
+                        s.x,
+                        s.y
+                    ));
+                    return;
+                }
+            }
+        }
+        for p in points {
+            if add && !self.blocked.contains(&p) {
+                self.blocked.push(p);
+            } else if !add {
+                self.blocked.retain(|&q| q != p);
+            }
+        }
+    }
+
     fn start_job(&mut self, job: Job, at: Instant) {
         let Some(board) = self.board.as_ref() else {
             return;
@@ -526,6 +569,7 @@ impl Session {
             level: self.level,
             seed: self.seed ^ board.hash().rotate_left(17) ^ board.stone_count() as u64,
             stop: self.stop.clone(),
+            blocked: self.blocked.clone(),
         };
         self.job = job;
         let tx = self.tx.clone();
