@@ -90,11 +90,13 @@ pub fn run(searcher: &mut Searcher, input: JobInput) -> JobOutput {
                     elapsed: start.elapsed(),
                     pv: vec![p],
                 },
+                // `think`: a five is played at once, and a five that cannot be blocked (the only
+                // block a renju foul) is reported as the loss it is.
                 BlockPlan::Search(excluded) if detail.any() => {
-                    searcher.think_with(&board, limits, excluded, &mut rep)
+                    think(searcher, &board, limits, excluded, &mut rep)
                 }
                 BlockPlan::Search(excluded) => {
-                    searcher.think_with(&board, limits, excluded, &mut Quiet)
+                    think(searcher, &board, limits, excluded, &mut Quiet)
                 }
             };
             (Action::Move(r.best), Some(r))
