@@ -519,16 +519,9 @@ mod tests {
             for _ in 0..6 {
                 let mut b = Board::new(15, 15, rule).unwrap();
                 for _ in 0..40 {
-                    let me = b.side_to_move();
-                    let cells: Vec<Pos> = b
-                        .cells_iter()
-                        .filter(|&p| b.is_empty(p) && (b.stone_count() == 0 || b.near(p)))
-                        .collect();
-                    let p = cells[rng.below(cells.len())];
-                    if b.is_winning_move(p, me) || !b.is_legal(p, me) {
+                    if !tune_data::play_random_near_move(&mut b, &mut rng) {
                         continue;
                     }
-                    b.play(p, me);
                     if tune_data::is_quiet(&b) {
                         let s = sample(&b, 0.5);
                         let model = model_eval_current(&s);

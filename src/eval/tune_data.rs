@@ -39,6 +39,24 @@ impl Rng {
     }
 }
 
+/// Tests' random games: plays a random legal point near the stones (the centre area on an
+/// empty board) for the side to move, unless the drawn point wins at once or is a foul; returns
+/// whether a move was played.
+#[cfg(test)]
+pub fn play_random_near_move(b: &mut Board, rng: &mut Rng) -> bool {
+    let me = b.side_to_move();
+    let cells: Vec<Pos> = b
+        .cells_iter()
+        .filter(|&p| b.is_empty(p) && (b.stone_count() == 0 || b.near(p)))
+        .collect();
+    let p = cells[rng.below(cells.len())];
+    if b.is_winning_move(p, me) || !b.is_legal(p, me) {
+        return false;
+    }
+    b.play(p, me);
+    true
+}
+
 /// The outcome of a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {

@@ -411,16 +411,9 @@ mod tests {
         for rule in Rule::ALL {
             let mut b = Board::new(15, 15, rule).unwrap();
             for _ in 0..24 {
-                let me = b.side_to_move();
-                let cells: Vec<Pos> = b
-                    .cells_iter()
-                    .filter(|&p| b.is_empty(p) && (b.stone_count() == 0 || b.near(p)))
-                    .collect();
-                let p = cells[rng.below(cells.len())];
-                if b.is_winning_move(p, me) || !b.is_legal(p, me) {
+                if !crate::eval::tune_data::play_random_near_move(&mut b, &mut rng) {
                     continue;
                 }
-                b.play(p, me);
                 let mut sorted = MoveList::with_capacity();
                 generate(&mut b, &mut sorted);
                 let front = sorted
