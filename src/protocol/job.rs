@@ -144,7 +144,7 @@ fn block_plan<'a>(board: &Board, blocked: &'a [Pos]) -> BlockPlan<'a> {
     }
     let mut b = board.clone();
     let me = b.side_to_move();
-    let free: Vec<Pos> = board
+    let mut free: Vec<Pos> = board
         .cells_iter()
         .filter(|&p| board.is_empty(p) && !blocked.contains(&p))
         .collect();
@@ -153,7 +153,6 @@ fn block_plan<'a>(board: &Board, blocked: &'a [Pos]) -> BlockPlan<'a> {
         let (dx, dy) = (2 * p.x() as i64 - cx, 2 * p.y() as i64 - cy);
         dx * dx + dy * dy
     };
-    let mut free = free;
     free.sort_by_key(off_centre);
     match free.into_iter().find(|&p| b.is_legal(p, me)) {
         Some(p) => BlockPlan::Forced(p),

@@ -78,12 +78,8 @@ impl TranspositionTable {
         let n = (bytes / bucket_bytes).max(1);
         let n = 1usize << (usize::BITS - 1 - n.leading_zeros());
         let words = zeroed_atomics(n * BUCKET * WORDS + BUCKET * WORDS - 1);
-        let misalignment = words.as_ptr() as usize % (BUCKET * WORDS * 8);
-        let first = if misalignment == 0 {
-            0
-        } else {
-            (BUCKET * WORDS * 8 - misalignment) / 8
-        };
+        let misalignment = words.as_ptr() as usize % bucket_bytes;
+        let first = (bucket_bytes - misalignment) % bucket_bytes / 8;
         TranspositionTable {
             words,
             first,
