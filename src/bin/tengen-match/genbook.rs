@@ -39,10 +39,10 @@ white winning 60-64 % of the games between near-equal builds of the ninth sessio
 move in renju, freestyle 15x15 and caro, with 74-79 % of the colour-swapped pairs split one game
 each. Rebuilt by the ninth session's engine: renju at -30 white won 43.7 % of 428 games (69 % of
 pairs split); freestyle 15x15 at -30 34 %, at -10 37 %, at +10 44.8 % of 165 (74 % split), at
-+30 62 %; standard 15x15 at +10 41 % of 100; caro at -30 30 %, at +10 39 % of 100 (62 % split,
-74 % from the old book). So the centre is -30 in renju and +10 in the other rules. Other stone
-counts need their own centre: white (to move) won 72-82 % of the first engine's games from
-3-stone openings valued -60..-30.
++30 62 %; freestyle 20x20 at +10 41 % of 100; standard 15x15 at +10 41 % of 100; caro at -30
+30 %, at +10 39 % of 100 (62 % split, 74 % from the old book). So the centre is -30 in renju and
++10 in the other rules. Other stone counts need their own centre: white (to move) won 72-82 % of
+the first engine's games from 3-stone openings valued -60..-30.
 
 OPTIONS:
   --rule R         freestyle | standard | renju | caro | caro8 [freestyle]
