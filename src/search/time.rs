@@ -26,9 +26,11 @@ pub struct Budget {
     pub hard: Duration,
 }
 
-/// Safety margin kept off a turn limit: the process has to be scheduled, print and be read.
+/// Safety margin kept off a turn limit: the process has to be scheduled, print and be read. Two
+/// fifths of a short turn: a process that loses the core for one scheduler slice (several ms)
+/// near the end of a 50 ms turn must still answer in time.
 fn turn_margin(turn: u64) -> u64 {
-    (turn / 10).min(300).max((turn / 3).min(30))
+    (turn / 10).min(300).max((turn * 2 / 5).min(30))
 }
 
 /// The budget for a move, given the limits and the match time this engine has used so far
@@ -86,6 +88,8 @@ mod tests {
         assert!((50..=80).contains(&h) && s < h, "{s} {h}");
         let (_, h) = b(Some(30_000), 0, Some(UNLIMITED));
         assert!((29_000..=29_800).contains(&h));
+        let (s, h) = b(Some(50), 0, None);
+        assert_eq!((s, h), (27, 30));
         let (_, h) = b(Some(0), 0, None);
         assert!(h <= 20);
         let (_, h) = b(None, 0, None);
