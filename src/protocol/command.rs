@@ -117,6 +117,15 @@ fn parse_int(s: &str) -> Option<i64> {
     s.parse().ok()
 }
 
+/// The blank-separated tokens of an `x,y` argument joined back into one, when every blank
+/// between them touches the comma (`7, 8`, `7 ,8`, `7 , 8`); `None` when a blank separates two
+/// parts of a number or a stray token (`1,1 5` is not `1,15`).
+fn joined_xy(args: &[&str]) -> Option<String> {
+    args.windows(2)
+        .all(|w| w[0].ends_with(',') || w[1].starts_with(','))
+        .then(|| args.concat())
+}
+
 /// `x,y` (also tolerating blanks around the comma).
 fn parse_xy(s: &str) -> Option<(i64, i64)> {
     let mut it = s.split(',');
@@ -286,7 +295,7 @@ impl Parser {
             },
             "RESTART" => Command::Restart,
             "BEGIN" => Command::Begin,
-            "TURN" | "PLAY" | "TAKEBACK" => match parse_xy(&args.concat()) {
+            "TURN" | "PLAY" | "TAKEBACK" => match joined_xy(&args).as_deref().and_then(parse_xy) {
                 Some((x, y)) => match kw.as_str() {
                     "TURN" => Command::Turn { x, y },
                     "PLAY" => Command::Play { x, y },
@@ -456,6 +465,11 @@ mod tests {
         assert_eq!(one("TURN 7, 8"), Command::Turn { x: 7, y: 8 });
         assert!(matches!(one("TURN a,b"), Command::Invalid(_)));
         assert!(matches!(one("TURN 3"), Command::Invalid(_)));
+        assert_eq!(one("TURN 7 , 8"), Command::Turn { x: 7, y: 8 });
+        assert_eq!(one("TURN 7 ,8"), Command::Turn { x: 7, y: 8 });
+        for bad in ["TURN 1,1 5", "TURN 1 1,5", "PLAY 2,2 3", "TAKEBACK 1,1 5"] {
+            assert!(matches!(one(bad), Command::Invalid(_)), "{bad}");
+        }
         assert_eq!(
             one("INFO folder C:/my dir/x"),
             Command::Info {
