@@ -89,7 +89,8 @@ usage: pbrain-tengen tune gen [--out FILE] [--games N] [--minutes M] [--depth D]
          self-play games for the tuner, appended to FILE (default tune-games.txt); defaults:
          2000 games or 20 minutes, depth 3, 20000 nodes a move, books from scripts/openings
        pbrain-tengen tune fit FILE... [--iters N] [--lr X] [--l2 X] [--k K] [--valid-every N]
-                              [--verbose] [--labels FILE]... [--lambda X]
+                              [--verbose] [--labels FILE]... [--lambda X] [--l2-threat X]
+                              [--from-current] [--freeze-combos]
          fits K to the additive prior, then a value per pattern combination and the tempo
          (logistic regression, Adam; defaults 3000 iterations, --lr 0.02, --l2 1e-7: the pull
          towards the prior), on the quiet positions of the games (every 10th game held out for
@@ -108,7 +109,13 @@ fn tune_main(args: &[String]) -> i32 {
     let sub = it.next().map(String::as_str);
     let mut opts: Vec<(String, Option<String>)> = Vec::new();
     let mut files = Vec::new();
-    let flags = ["--verbose", "--help", "-h"];
+    let flags = [
+        "--verbose",
+        "--help",
+        "-h",
+        "--from-current",
+        "--freeze-combos",
+    ];
     while let Some(a) = it.next() {
         if let Some((k, v)) = a.split_once('=').filter(|_| a.starts_with("--")) {
             opts.push((k.to_string(), Some(v.to_string())));
@@ -182,6 +189,7 @@ fn tune_main(args: &[String]) -> i32 {
                 valid_every: 10,
                 labels: Vec::new(),
                 lambda: 0.7,
+                from_current: false,
             };
             for (k, v) in &opts {
                 match k.as_str() {
@@ -195,6 +203,9 @@ fn tune_main(args: &[String]) -> i32 {
                         .labels
                         .push(v.clone().ok_or("--labels needs a file")?.into()),
                     "--lambda" => t.lambda = num(k, v)?,
+                    "--l2-threat" => t.fit.l2_threat = num(k, v)?,
+                    "--from-current" => t.from_current = true,
+                    "--freeze-combos" => t.fit.freeze_combos = true,
                     _ => return Err(format!("unknown option {k} for tune fit")),
                 }
             }

@@ -1,12 +1,15 @@
 //! The classical evaluation: every empty cell is scored, for each colour, by the combination of
 //! patterns a stone of that colour would make there (one fitted value per combination of the four
 //! directions' patterns); the position's value is the difference of the sums, the side to move's
-//! weighted by a tempo factor.
+//! weighted by a tempo factor, plus a fitted value for which threat classes each side has on the
+//! board (who must answer whom: the sums alone count an open three's two open-four points at full
+//! value even when the side to move is about to block it).
 
 use crate::game::pattern::Pattern;
 use std::sync::OnceLock;
 
-pub use super::weights::{COMBO_VALUE, TEMPO_NUM};
+pub use super::weights::{COMBO_VALUE, TEMPO_NUM, THREAT_VALUE};
+use crate::game::{Board, Color};
 
 /// What a stone on a cell makes when all four directions are combined, weakest first.
 pub type Class = u8;
@@ -145,6 +148,39 @@ pub fn evaluate(own_sum: i32, opp_sum: i32) -> i32 {
     (own_sum * TEMPO_NUM) / 16 - opp_sum
 }
 
+/// Which threat classes each side has somewhere on the board, as a number below
+/// [`THREAT_COUNT`]: five bits for the side to move (an open-four point, a four-three point, a
+/// double-three point, a four point, an open-three point), five for the opponent. Black's
+/// double-three points in renju are fouls and count as none.
+#[inline]
+pub fn threat_index(board: &Board) -> usize {
+    let me = board.side_to_move();
+    let bits = |c: Color| {
+        let has = |class: Class| (board.class_count(c, class) > 0) as usize;
+        let double_three = if board.rule().has_forbidden() && c == Color::Black {
+            0
+        } else {
+            has(C_DOUBLE_THREE)
+        };
+        has(C_OPEN_FOUR)
+            | has(C_FOUR_THREE) << 1
+            | double_three << 2
+            | has(C_FOUR) << 3
+            | has(C_THREE) << 4
+    };
+    bits(me) | bits(me.other()) << 5
+}
+pub const THREAT_COUNT: usize = 1 << 10;
+
+/// The static evaluation of `board` for the side to move: the two potential sums and the
+/// threat term.
+#[inline]
+pub fn evaluate_board(board: &Board) -> i32 {
+    let me = board.side_to_move();
+    evaluate(board.score_sum(me), board.score_sum(me.other()))
+        + THREAT_VALUE[threat_index(board)] as i32
+}
+
 /// Four direction patterns packed 3 bits each (direction `d` at bits `3d..3d+3`).
 pub type PackedPatterns = u16;
 pub const PACKED_COMBOS: usize = 1 << 12;
@@ -190,4 +226,60 @@ pub fn additive_table() -> &'static [i16; PACKED_COMBOS] {
         }
         t
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Rule;
+
+    fn board(rule: Rule, black: &[(i64, i64)], white: &[(i64, i64)], to_move: Color) -> Board {
+        let mut b = Board::new(15, 15, rule).unwrap();
+        for &(x, y) in black {
+            b.try_play(x, y, Color::Black).unwrap();
+        }
+        for &(x, y) in white {
+            b.try_play(x, y, Color::White).unwrap();
+        }
+        b.set_side_to_move(to_move);
+        b
+    }
+
+    const OPEN_FOUR_BIT: usize = 1;
+    const DOUBLE_THREE_BIT: usize = 4;
+    const THREE_BIT: usize = 16;
+
+    #[test]
+    fn the_threat_index_reads_each_sides_threats_from_the_side_to_move() {
+        // Black's open three: open-four points for black; white has no threat at all.
+        let black = [(5, 7), (6, 7), (7, 7)];
+        let white = [(0, 0), (14, 14), (0, 14)];
+        let b = board(Rule::Freestyle, &black, &white, Color::White);
+        let i = threat_index(&b);
+        assert_eq!(i & 31, 0, "white has nothing");
+        assert_ne!(i >> 5 & OPEN_FOUR_BIT, 0, "black's open three");
+        let b = board(Rule::Freestyle, &black, &white, Color::Black);
+        assert_eq!(
+            threat_index(&b),
+            i >> 5,
+            "the same threats from black's side"
+        );
+    }
+
+    #[test]
+    fn black_double_three_points_are_no_threat_in_renju() {
+        // Two open twos crossing at 7,8: a double three there (a foul for black in renju).
+        let black = [(7, 5), (7, 6), (5, 8), (6, 8)];
+        let white = [(0, 0), (14, 14), (0, 14), (14, 0)];
+        let free = board(Rule::Freestyle, &black, &white, Color::Black);
+        let renju = board(Rule::Renju, &black, &white, Color::Black);
+        assert_eq!(
+            free.class(Color::Black, crate::game::Pos::new(7, 8)),
+            C_DOUBLE_THREE
+        );
+        assert_ne!(threat_index(&free) & DOUBLE_THREE_BIT, 0);
+        assert_eq!(threat_index(&renju) & DOUBLE_THREE_BIT, 0);
+        // The threes themselves still count.
+        assert_ne!(threat_index(&renju) & THREE_BIT, 0);
+    }
 }

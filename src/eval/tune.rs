@@ -6,30 +6,39 @@
 //! opponent and `v` the combination values,
 //!
 //! ```text
-//! eval = t * (v · n_me) - v · n_opp        (t = TEMPO_NUM / 16)
+//! eval = t * (v · n_me) - v · n_opp + w[threat]        (t = TEMPO_NUM / 16)
 //! ```
 //!
-//! which is exactly what the board's incremental `score_sum` computes (each cell's score is its
-//! `combo_table` entry). The tuner fits `v` and `t` by logistic regression of the target (the game
+//! which is exactly what the engine computes from the board's incremental `score_sum` (each
+//! cell's score is its `combo_table` entry) and the threat index
+//! ([`classical::threat_index`]: which threat classes each side has) with its value `w`. The tuner fits `v` and `t` by logistic regression of the target (the game
 //! result, or a mix with a search label) on `eval / K` (cross-entropy, Adam, full batch), starting
 //! from and pulled towards a prior: the additive model the evaluation used before it had a value
 //! per combination (a value per direction pattern plus a bonus per cell class, 13 weights fitted
 //! the same way), so rare combinations stay near what their parts are worth. `K` is fitted to the
 //! prior on the game results, so the fitted values keep the evaluation's scale.
 //!
+//! `--from-current` starts from and pulls towards the compiled weights instead of the prior, and
+//! `--freeze-combos` keeps the combination values fixed and fits the tempo and the threat values
+//! only (how the shipped threat values were made).
+//!
 //! Combinations with a five are not fitted (quiet positions, see
 //! [`tune_data::is_quiet`](super::tune_data::is_quiet), have none), nor the one without any
 //! pattern (a constant per empty cell).
 
-use super::classical::{self, combo_patterns, COMBO_COUNT, COMBO_VALUE, TEMPO_NUM};
+use super::classical::{
+    self, combo_patterns, COMBO_COUNT, COMBO_VALUE, TEMPO_NUM, THREAT_COUNT, THREAT_VALUE,
+};
 use super::tune_data::{self, GameRecord};
 use crate::game::pattern::Pattern;
 use crate::game::{Board, Color};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-/// Parameters: the combination values, then the tempo.
+/// Parameters: the combination values, then the tempo, then the threat values.
 pub const NF: usize = COMBO_COUNT;
+/// Index of the first threat value.
+pub const NT: usize = NF + 1;
 
 /// The prior's tempo (with [`classical::additive_value`], the sixth session's evaluation).
 const PRIOR_TEMPO: f64 = 23.0 / 16.0;
@@ -51,6 +60,8 @@ pub struct Sample {
     pub result: f32,
     /// The search label's score for the side to move, if there is one.
     pub search: Option<i32>,
+    /// The position's threat index ([`classical::threat_index`]).
+    pub threat: u16,
 }
 
 /// The combination counts of colour `c` over every empty cell.
@@ -78,6 +89,7 @@ pub fn sample(b: &Board, result: f64) -> Sample {
         opp: features(b, me.other()),
         result: result as f32,
         search: None,
+        threat: classical::threat_index(b) as u16,
     }
 }
 
@@ -88,6 +100,8 @@ pub struct Weights {
     pub combo: Vec<f64>,
     /// Weight of the side to move's sum (`TEMPO_NUM / 16`).
     pub tempo: f64,
+    /// Value of each threat index (indexed as [`THREAT_VALUE`]).
+    pub threat: Vec<f64>,
 }
 
 impl Weights {
@@ -96,6 +110,7 @@ impl Weights {
         Weights {
             combo: COMBO_VALUE.iter().map(|&v| v as f64).collect(),
             tempo: TEMPO_NUM as f64 / 16.0,
+            threat: THREAT_VALUE.iter().map(|&v| v as f64).collect(),
         }
     }
     /// The additive prior (see the module text).
@@ -106,18 +121,21 @@ impl Weights {
         Weights {
             combo,
             tempo: PRIOR_TEMPO,
+            threat: vec![0.0; THREAT_COUNT],
         }
     }
     /// The parameter vector: combination values, then the tempo.
     pub fn to_params(&self) -> Vec<f64> {
         let mut v = self.combo.clone();
         v.push(self.tempo);
+        v.extend_from_slice(&self.threat);
         v
     }
     pub fn from_params(v: &[f64]) -> Weights {
         Weights {
             combo: v[..NF].to_vec(),
             tempo: v[NF],
+            threat: v[NT..NT + THREAT_COUNT].to_vec(),
         }
     }
     /// Rounded as the engine stores them: integers, the tempo in sixteenths.
@@ -125,6 +143,7 @@ impl Weights {
         Weights {
             combo: self.combo.iter().map(|v| v.round()).collect(),
             tempo: (self.tempo * 16.0).round() / 16.0,
+            threat: self.threat.iter().map(|v| v.round()).collect(),
         }
     }
     /// The constants of `eval::weights` for these (rounded) weights.
@@ -139,6 +158,12 @@ impl Weights {
             "];\npub const TEMPO_NUM: i32 = {};",
             (r.tempo * 16.0).round() as i64
         ));
+        text.push_str("\npub const THREAT_VALUE: [i16; THREAT_COUNT] = [\n");
+        for row in r.threat.chunks(16) {
+            let row: Vec<String> = row.iter().map(|v| (*v as i64).to_string()).collect();
+            text.push_str(&format!("    {},\n", row.join(", ")));
+        }
+        text.push_str("];");
         text
     }
 }
@@ -150,7 +175,7 @@ fn dot(v: &[f64], f: &[(u16, f32)]) -> f64 {
 /// The model's evaluation of a sample with parameters `th`.
 #[inline]
 pub fn eval(th: &[f64], s: &Sample) -> f64 {
-    th[NF] * dot(&th[..NF], &s.own) - dot(&th[..NF], &s.opp)
+    th[NF] * dot(&th[..NF], &s.own) - dot(&th[..NF], &s.opp) + th[NT + s.threat as usize]
 }
 
 /// Adds `g` times the gradient of [`eval`] with respect to the parameters to `out`.
@@ -164,6 +189,7 @@ fn add_grad(th: &[f64], s: &Sample, g: f64, out: &mut [f64]) {
         out[i as usize] -= g * n as f64;
     }
     out[NF] += g * dot(&th[..NF], &s.own);
+    out[NT + s.threat as usize] += g;
 }
 
 /// `ln(1 + e^z)` without overflow.
@@ -257,6 +283,10 @@ pub struct FitOptions {
     pub l2: f64,
     /// Print the loss every this many iterations (0: never).
     pub report_every: usize,
+    /// The pull of the threat values towards their start.
+    pub l2_threat: f64,
+    /// Fit the tempo and the threat values only.
+    pub freeze_combos: bool,
 }
 
 impl Default for FitOptions {
@@ -266,6 +296,8 @@ impl Default for FitOptions {
             lr: 0.02,
             l2: 1e-7,
             report_every: 0,
+            l2_threat: 1e-7,
+            freeze_combos: false,
         }
     }
 }
@@ -278,7 +310,9 @@ pub fn fit(th0: &[f64], scale: &[f64], data: &[Sample], k: f64, opts: &FitOption
     let mut th = th0.to_vec();
     let (mut m, mut v, mut grad) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
     let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-12f64);
-    let free: Vec<bool> = (0..n).map(|i| i == NF || is_fitted(i)).collect();
+    let free: Vec<bool> = (0..n)
+        .map(|i| i >= NF || is_fitted(i) && !opts.freeze_combos)
+        .collect();
     for it in 1..=opts.iters {
         let l = loss_and_grad(&th, data, k, &mut grad);
         if opts.report_every > 0 && (it == 1 || it % opts.report_every == 0) {
@@ -289,6 +323,8 @@ pub fn fit(th0: &[f64], scale: &[f64], data: &[Sample], k: f64, opts: &FitOption
             let mut g = grad[i];
             if i < NF {
                 g += 2.0 * opts.l2 * (th[i] - th0[i]);
+            } else if i >= NT {
+                g += 2.0 * opts.l2_threat * (th[i] - th0[i]);
             }
             // The gradient with respect to u = th / scale.
             let g = g * scale[i];
@@ -307,7 +343,11 @@ pub fn fit(th0: &[f64], scale: &[f64], data: &[Sample], k: f64, opts: &FitOption
 pub fn default_scale(th: &[f64]) -> Vec<f64> {
     th.iter()
         .enumerate()
-        .map(|(i, &x)| if i == NF { 1.0 } else { x.abs().max(10.0) })
+        .map(|(i, &x)| match i {
+            NF => 1.0,
+            i if i >= NT => 50.0,
+            _ => x.abs().max(10.0),
+        })
         .collect()
 }
 
@@ -366,6 +406,8 @@ pub struct TuneOptions {
     pub labels: Vec<PathBuf>,
     /// Share of the label in a labelled sample's target (the rest is the game's result).
     pub lambda: f64,
+    /// Start from (and pull towards) the compiled weights instead of the additive prior.
+    pub from_current: bool,
 }
 
 fn combo_name(i: usize) -> String {
@@ -430,7 +472,12 @@ pub fn run(opts: &TuneOptions) -> std::io::Result<()> {
     report("prior (additive)", &th0);
     let current = Weights::current();
     report("compiled weights", &current.to_params());
-    let th = fit(&th0, &default_scale(&th0), &train, k, &opts.fit);
+    let start = if opts.from_current {
+        current.to_params()
+    } else {
+        th0.clone()
+    };
+    let th = fit(&start, &default_scale(&start), &train, k, &opts.fit);
     report("fitted (real)", &th);
     let rounded = Weights::from_params(&th).rounded();
     report("fitted (integer)", &rounded.to_params());
@@ -467,8 +514,7 @@ pub fn model_eval_current(s: &Sample) -> f64 {
 
 /// The engine's integer evaluation of `b` (for checking the features against the board).
 pub fn engine_eval(b: &Board) -> i32 {
-    let me = b.side_to_move();
-    classical::evaluate(b.score_sum(me), b.score_sum(me.other()))
+    classical::evaluate_board(b)
 }
 
 #[cfg(test)]
@@ -500,6 +546,7 @@ mod tests {
                     opp,
                     result: 0.0,
                     search: None,
+                    threat: rng.below(THREAT_COUNT) as u16,
                 }
             })
             .collect()
@@ -614,7 +661,7 @@ mod tests {
         }
         let k = 200.0;
         let mut rng = Rng::new(11);
-        let th: Vec<f64> = (0..=NF)
+        let th: Vec<f64> = (0..NT + THREAT_COUNT)
             .map(|i| {
                 if i == NF {
                     1.2
@@ -628,6 +675,7 @@ mod tests {
         let used: Vec<usize> = data
             .iter()
             .flat_map(|s| s.own.iter().chain(&s.opp).map(|e| e.0 as usize))
+            .chain(data.iter().map(|s| NT + s.threat as usize))
             .chain([NF, 0])
             .collect();
         for &i in &used {

@@ -408,10 +408,10 @@ fn symmetries_map_fouls_wins_and_evaluation() {
                             );
                         }
                     }
-                    let (s, o) = (b.side_to_move(), other(b.side_to_move()));
+                    assert_eq!(b.side_to_move(), tb.side_to_move(), "{ctx}");
                     assert_eq!(
-                        classical::evaluate(b.score_sum(s), b.score_sum(o)),
-                        classical::evaluate(tb.score_sum(s), tb.score_sum(o)),
+                        classical::evaluate_board(&b),
+                        classical::evaluate_board(&tb),
                         "{ctx}: evaluation"
                     );
                     for (i, &p) in empties.iter().enumerate() {

@@ -490,8 +490,7 @@ impl Searcher {
 
     #[inline]
     fn evaluate(board: &Board) -> i32 {
-        let me = board.side_to_move();
-        classical::evaluate(board.score_sum(me), board.score_sum(me.other()))
+        classical::evaluate_board(board)
     }
 
     fn key(board: &Board) -> u64 {
