@@ -186,6 +186,25 @@ pub struct Board {
 }
 
 impl Board {
+    /// A 15x15 test position: these stones (black's first), `to_move` to play.
+    #[cfg(test)]
+    pub fn from_stones(
+        rule: Rule,
+        black: &[(i64, i64)],
+        white: &[(i64, i64)],
+        to_move: Color,
+    ) -> Board {
+        let mut b = Board::new(15, 15, rule).unwrap();
+        for &(x, y) in black {
+            b.try_play(x, y, Color::Black).unwrap();
+        }
+        for &(x, y) in white {
+            b.try_play(x, y, Color::White).unwrap();
+        }
+        b.set_side_to_move(to_move);
+        b
+    }
+
     pub fn new(width: usize, height: usize, rule: Rule) -> Result<Board, BoardError> {
         if !(MIN_SIZE..=MAX_SIZE).contains(&width) || !(MIN_SIZE..=MAX_SIZE).contains(&height) {
             return Err(BoardError::BadSize);

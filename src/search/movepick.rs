@@ -296,15 +296,7 @@ mod tests {
     use crate::game::Color;
 
     fn board(rule: Rule, black: &[(i64, i64)], white: &[(i64, i64)], to_move: Color) -> Board {
-        let mut b = Board::new(15, 15, rule).unwrap();
-        for &(x, y) in black {
-            b.try_play(x, y, Color::Black).unwrap();
-        }
-        for &(x, y) in white {
-            b.try_play(x, y, Color::White).unwrap();
-        }
-        b.set_side_to_move(to_move);
-        b
+        Board::from_stones(rule, black, white, to_move)
     }
 
     fn moves(b: &mut Board) -> (Situation, Vec<Pos>) {
