@@ -9,6 +9,7 @@ use super::level::Level;
 use super::yixin::{self, Detail};
 use crate::game::{Board, Color, Pos, Rule};
 use crate::search::time::{self, TimeLimits};
+use crate::search::vct::VctSolver;
 use crate::search::{Report, SearchLimits, Searcher};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -550,6 +551,11 @@ impl Session {
             .unwrap_or_else(|| Searcher::new(tt_bytes));
         searcher.resize_tt(tt_bytes);
         searcher.set_threads(self.threads);
+        searcher.set_root_vct(
+            self.max_memory == 0
+                || (tt_bytes + VctSolver::COMPACT_BYTES) as u64 + ENGINE_OVERHEAD
+                    <= self.max_memory,
+        );
         self.stop = searcher.stop_flag();
         // After end of input nobody waits for a deep answer: move at once.
         self.stop.store(self.eof, Ordering::Relaxed);

@@ -51,6 +51,8 @@ const RFP_DEPTH: i32 = 3;
 const RFP_MARGIN: i32 = 100;
 /// Per ply of depth, how far the static evaluation must exceed beta for the fail-high reduction.
 const FAIL_HIGH_MARGIN: i32 = 20;
+/// Share of the hard limit after which a finished iteration hands the rest to the VCT solver.
+const VCT_TAIL_PERCENT: u128 = 35;
 /// How often (in nodes) the clock and the stop flag are read.
 const CHECK_EVERY: u64 = 32;
 
@@ -153,6 +155,11 @@ pub struct Searcher {
     /// Whether the move into each ply was a null move (no two in a row).
     null_into: [bool; MAX_PLY + 1],
     vcf: threat::ThreatSolver,
+    /// The root VCT solver of the main thread, made on first use (its tables are large).
+    vct: Option<Box<vct::VctSolver>>,
+    /// Whether the root may search for a VCT (the protocol turns it off when the memory limit
+    /// has no room for the solver's tables).
+    root_vct: bool,
 }
 
 fn score_to_tt(s: i32, ply: usize) -> i32 {
@@ -214,6 +221,8 @@ impl Searcher {
             lists: (0..=MAX_PLY).map(|_| MoveList::with_capacity()).collect(),
             null_into: [false; MAX_PLY + 1],
             vcf: threat::ThreatSolver::vcf(),
+            vct: None,
+            root_vct: true,
         }
     }
 
@@ -228,6 +237,14 @@ impl Searcher {
             self.helpers.clear();
             self.tt = Arc::new(TranspositionTable::new(64));
             self.tt = Arc::new(TranspositionTable::new(bytes));
+        }
+    }
+
+    /// Allows or forbids the root VCT search; forbidding it frees its tables.
+    pub fn set_root_vct(&mut self, on: bool) {
+        self.root_vct = on;
+        if !on {
+            self.vct = None;
         }
     }
 
@@ -372,6 +389,7 @@ impl Searcher {
         } else {
             1
         };
+        let mut vct_tried = false;
         for depth in first_depth..=max_depth {
             // Aspiration: a window around the last score, widened on the side that fails.
             let (mut lo, mut hi) = if depth >= ASPIRATION_DEPTH && report.score.abs() < WIN_BOUND {
@@ -421,6 +439,18 @@ impl Searcher {
             observer.iteration(&report);
             if score.abs() > WIN_BOUND || report.elapsed >= self.limits.soft {
                 break;
+            }
+            // The next iteration would likely not finish: its time goes to a search for a win
+            // by continuous threats instead, which the alpha-beta search sees only late.
+            let tail = self.limits.hard.as_millis() * VCT_TAIL_PERCENT / 100;
+            if report.elapsed.as_millis() >= tail && excluded.is_empty() && !vct_tried {
+                vct_tried = true;
+                if let Some(m) = self.root_vct(&mut board) {
+                    report.best = m;
+                    report.score = root_threats::VCT_WIN_SCORE;
+                    report.pv = vec![m];
+                    break;
+                }
             }
         }
         report.nodes = self.nodes;

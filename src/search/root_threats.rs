@@ -1,11 +1,22 @@
-//! The root threat stage: before the alpha-beta search, a win by continuous fours (VCF) ends the
-//! game without one. It runs on at most a third of the move's time; when it finds no win, the
-//! search keeps the rest. (A VCT stage after it, at a fifth of the move, cost 34 Elo in renju
-//! games at 0.2 s per move — the search finds most of those wins itself — so the df-pn VCT
-//! solver in `vct.rs` serves `pbrain-tengen solve --solvers` only.)
+//! The root threat stages. Before the alpha-beta search, a win by continuous fours (VCF) ends the
+//! game without one; it runs on at most a third of the move's time, and when it finds no win the
+//! search keeps the rest. After the search, the time an iteration would likely not finish in (it
+//! began after 35 % of the move's hard limit) goes to the df-pn VCT solver of `vct.rs` instead:
+//! wins by continuous threats (open threes and fours) are often longer than the search sees.
+//! (A VCT stage before the search, on a fifth, a tenth or an eighth of the move, cost 27-56 Elo
+//! in earlier sessions' tests: that time came out of iterations that would have finished.)
 
-use super::{Report, Searcher, MAX_VCF_FOURS, VCF_NODES_PER_MS, WIN};
-use crate::game::{Board, Pos};
+use super::{vct::VctSolver, Report, Searcher, MAX_VCF_FOURS, VCF_NODES_PER_MS, WIN};
+use crate::game::{Board, Pos, Rule};
+use std::time::Duration;
+
+/// Longest VCT the root tail search looks for, in attacker threats.
+const MAX_VCT_THREATS: usize = 20;
+/// The score of a VCT found there: a win within that many threats and the five.
+pub(super) const VCT_WIN_SCORE: i32 = WIN - (2 * MAX_VCT_THREATS as i32 + 1);
+/// Shortest move time (hard limit) with a root VCT search: its tables take a few milliseconds
+/// to allocate on first use.
+const MIN_VCT_HARD: Duration = Duration::from_millis(100);
 
 impl Searcher {
     /// The root threat stage of the main thread of a full root search: `Some` report with the
@@ -32,6 +43,31 @@ impl Searcher {
             elapsed: self.limits.start.elapsed(),
             pv: vec![m],
         })
+    }
+}
+
+impl Searcher {
+    /// A first move of a win by continuous threats, searched until the hard limit, by the main
+    /// thread only (not in caro: the solver does not model its far-end blocks).
+    pub(super) fn root_vct(&mut self, board: &mut Board) -> Option<Pos> {
+        if self.is_helper
+            || !self.root_vct
+            || self.limits.hard < MIN_VCT_HARD
+            || matches!(board.rule(), Rule::Caro { .. })
+        {
+            return None;
+        }
+        let deadline = self.limits.start.checked_add(self.limits.hard)?;
+        let budget = self.limits.max_nodes.saturating_sub(self.nodes);
+        let stop = self.stop.clone();
+        let solver = self.vct.get_or_insert_with(|| {
+            let mut s = VctSolver::compact();
+            s.set_stop(stop);
+            Box::new(s)
+        });
+        let found = solver.solve(board, MAX_VCT_THREATS, budget, Some(deadline));
+        self.nodes += solver.nodes();
+        found
     }
 }
 
@@ -131,6 +167,48 @@ mod tests {
         let (mut b, answers) = puzzle("vct-quintet-010");
         let m = VctSolver::new().solve(&mut b, 16, 3_000_000, None);
         assert!(m.is_some_and(|m| answers.contains(&m)), "{m:?}");
+    }
+
+    fn limits(hard: Duration) -> SearchLimits {
+        SearchLimits {
+            soft: hard,
+            hard,
+            ..SearchLimits::depth(64)
+        }
+    }
+
+    #[test]
+    fn the_root_vct_finds_a_long_white_renju_win() {
+        // A 13-threat VCT that the alpha-beta search does not see within seconds.
+        let (mut b, answers) = puzzle("vct-quintet-013");
+        let mut s = Searcher::new(1 << 20);
+        s.limits = limits(Duration::from_secs(30));
+        let m = s.root_vct(&mut b);
+        assert!(m.is_some_and(|m| answers.contains(&m)), "{m:?}");
+        // Off (no room under the memory limit), and on turns too short for its tables: none.
+        s.set_root_vct(false);
+        assert_eq!(s.root_vct(&mut b), None);
+        s.set_root_vct(true);
+        s.limits = limits(Duration::from_millis(50));
+        assert_eq!(s.root_vct(&mut b), None);
+    }
+
+    #[test]
+    fn the_root_vct_stops_at_once_when_told() {
+        // vct-quintet-015 takes the solver seconds; the stop flag ends it within milliseconds.
+        let (mut b, _) = puzzle("vct-quintet-015");
+        let mut s = Searcher::new(1 << 20);
+        s.limits = limits(Duration::from_secs(60));
+        let stop = s.stop_flag();
+        let started = std::time::Instant::now();
+        let stopper = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        let m = s.root_vct(&mut b);
+        stopper.join().unwrap();
+        let took = started.elapsed();
+        assert!(took < Duration::from_millis(1_000), "{took:?} {m:?}");
     }
 
     #[test]

@@ -16,6 +16,8 @@ use std::time::Instant;
 
 /// Entries of the table of refuted attacks.
 const REFUTED_SIZE: usize = 1 << 20;
+/// The same for the solver of the VCF checks inside the VCT search.
+const SMALL_REFUTED_SIZE: usize = 1 << 18;
 /// Threat limits searched by iterative deepening before the single full-length pass.
 const SHALLOW_THREATS: usize = 4;
 
@@ -64,10 +66,13 @@ impl ThreatSolver {
     /// A VCF solver with a small table, for the checks inside the VCT search.
     pub fn small() -> ThreatSolver {
         ThreatSolver {
-            refuted_size: 1 << 18,
+            refuted_size: SMALL_REFUTED_SIZE,
             ..Self::vcf()
         }
     }
+
+    /// Memory of a [`ThreatSolver::small`] solver's table.
+    pub const SMALL_BYTES: usize = SMALL_REFUTED_SIZE * size_of::<(u64, u8)>();
 
     /// A VCF of at most `max_threats` fours in one depth-first pass within `budget` nodes: the
     /// whole line (attacker fours and defender blocks, ending with the winning move).

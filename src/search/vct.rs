@@ -21,6 +21,8 @@ use crate::eval::classical::{C_DOUBLE_THREE, C_FIVE, C_FOUR, C_OPEN_FOUR, C_THRE
 use crate::game::pattern::Pattern;
 use crate::game::pos::{CELLS, DIRS};
 use crate::game::{Board, Color, Pos};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Proof and disproof numbers at or above this are infinite.
@@ -47,6 +49,8 @@ const LIST_MAX: usize = 48;
 const SIM_FAILED: usize = 1 << 16;
 const SIM_SIBLINGS: u32 = 4;
 const SIM_NODES: u32 = 500;
+/// [`VctSolver::compact`] tables are this power of two smaller.
+const COMPACT_SHRINK: u32 = 2;
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
@@ -83,6 +87,12 @@ pub struct VctSolver {
     sim_failed: Vec<(u64, u32)>,
     /// Nodes a simulation may still expand.
     sim_left: u32,
+    /// Set from outside to abort the search (the protocol's stop).
+    stop: Option<Arc<AtomicBool>>,
+    /// The tables hold `1 / 2^shrink` of their full sizes.
+    shrink: u32,
+    /// Nodes expanded, for spacing the reads of the clock.
+    expansions: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -158,7 +168,32 @@ impl VctSolver {
             scored: Vec::new(),
             sim_failed: Vec::new(),
             sim_left: 0,
+            stop: None,
+            shrink: 0,
+            expansions: 0,
         }
+    }
+
+    /// A solver with tables a quarter of the full size ([`VctSolver::COMPACT_BYTES`] in all),
+    /// for the short root searches of games, which do not fill larger ones.
+    pub fn compact() -> VctSolver {
+        VctSolver {
+            shrink: COMPACT_SHRINK,
+            ..VctSolver::new()
+        }
+    }
+
+    /// Memory of a compact solver's tables, its VCF checker's included.
+    pub const COMPACT_BYTES: usize = ((TABLE_SIZE * size_of::<Entry>()
+        + VCF_CACHE * size_of::<VcfEntry>()
+        + LIST_CACHE * size_of::<ListEntry>()
+        + SIM_FAILED * size_of::<(u64, u32)>())
+        >> COMPACT_SHRINK)
+        + ThreatSolver::SMALL_BYTES;
+
+    /// The flag that, once set, aborts the search within a few hundred nodes.
+    pub fn set_stop(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = Some(stop);
     }
 
     /// Nodes searched by the last call.
@@ -176,10 +211,11 @@ impl VctSolver {
         deadline: Option<Instant>,
     ) -> Option<Pos> {
         if self.table.is_empty() {
-            self.table = vec![Entry::default(); TABLE_SIZE];
-            self.vcf_cache = vec![VcfEntry::default(); VCF_CACHE];
-            self.list_cache = vec![ListEntry::default(); LIST_CACHE];
-            self.sim_failed = vec![(0, 0); SIM_FAILED];
+            let k = self.shrink;
+            self.table = vec![Entry::default(); TABLE_SIZE >> k];
+            self.vcf_cache = vec![VcfEntry::default(); VCF_CACHE >> k];
+            self.list_cache = vec![ListEntry::default(); LIST_CACHE >> k];
+            self.sim_failed = vec![(0, 0); SIM_FAILED >> k];
         }
         // Positions are exact only within one call (rule, board and root change): a new salt in
         // every key retires the older entries without clearing the tables.
@@ -234,7 +270,7 @@ impl VctSolver {
     /// The numbers of a node, or `init` and 1 when it was never searched.
     #[inline]
     fn lookup_or(&self, key: u64, init: u32) -> (u32, u32) {
-        let e = &self.table[key as usize & (TABLE_SIZE - 1)];
+        let e = &self.table[key as usize & (self.table.len() - 1)];
         if e.key == key {
             (e.pn, e.dn)
         } else {
@@ -244,7 +280,8 @@ impl VctSolver {
 
     #[inline]
     fn store(&mut self, key: u64, pn: u32, dn: u32) {
-        self.table[key as usize & (TABLE_SIZE - 1)] = Entry { key, pn, dn };
+        let slot = key as usize & (self.table.len() - 1);
+        self.table[slot] = Entry { key, pn, dn };
     }
 
     /// When `opp` threatens five, `me` (to move) must block: `Some(true)` with the block as the
@@ -296,7 +333,7 @@ impl VctSolver {
         list.clear();
         // Attacker nodes at the length limit are not cached (the limit refutes them).
         let cacheable = !or || ply < self.max_ply;
-        let slot = (key >> 24) as usize & (LIST_CACHE - 1);
+        let slot = (key >> 24) as usize & (self.list_cache.len() - 1);
         let node = if cacheable && self.list_cache[slot].key == key {
             let e = &self.list_cache[slot];
             list.extend((0..e.len as usize).map(|i| {
@@ -332,7 +369,7 @@ impl VctSolver {
     /// the cached entry holds the line. `key` is the node's key (the cache salts it by side).
     fn vcf_check(&mut self, board: &mut Board, key: u64, attacker: Color, budget: u64) -> VcfEntry {
         let key = key ^ (0x51AB_3C0D_77E1_9A2F_u64.wrapping_mul(attacker.idx() as u64 + 1));
-        let slot = (key >> 20) as usize & (VCF_CACHE - 1);
+        let slot = (key >> 20) as usize & (self.vcf_cache.len() - 1);
         if self.vcf_cache[slot].key == key {
             return self.vcf_cache[slot];
         }
@@ -362,7 +399,7 @@ impl VctSolver {
     /// Whether the check of `attacker`'s VCF at the node `key` is cached as refuted to the end.
     fn vcf_refuted(&self, key: u64, attacker: Color) -> bool {
         let key = key ^ (0x51AB_3C0D_77E1_9A2F_u64.wrapping_mul(attacker.idx() as u64 + 1));
-        let e = &self.vcf_cache[(key >> 20) as usize & (VCF_CACHE - 1)];
+        let e = &self.vcf_cache[(key >> 20) as usize & (self.vcf_cache.len() - 1)];
         e.key == key && !e.found && e.exhaustive
     }
 
@@ -859,7 +896,7 @@ impl VctSolver {
         if proven == 0 {
             return false;
         }
-        let slot = (ck >> 32) as usize & (SIM_FAILED - 1);
+        let slot = (ck >> 32) as usize & (self.sim_failed.len() - 1);
         if self.sim_failed[slot] == (ck, proven) {
             return false;
         }
@@ -902,8 +939,7 @@ impl VctSolver {
         }
         self.sim_left -= 1;
         self.nodes += 1;
-        if self.nodes >= self.budget {
-            self.aborted = true;
+        if self.out_of_budget() {
             return false;
         }
         let or = ply % 2 == 0;
@@ -952,16 +988,29 @@ impl VctSolver {
         true
     }
 
+    /// Whether the search must end now (node budget, deadline or stop flag), noted in
+    /// `aborted`. The clock and the flag are read every 32 expansions: one expansion may run VCF
+    /// checks and replays, so a count of nodes would space the reads too unevenly.
+    fn out_of_budget(&mut self) -> bool {
+        self.expansions = self.expansions.wrapping_add(1);
+        if self.nodes >= self.budget
+            || (self.expansions % 32 == 0
+                && (self.deadline.is_some_and(|d| Instant::now() >= d)
+                    || self
+                        .stop
+                        .as_ref()
+                        .is_some_and(|s| s.load(Ordering::Relaxed))))
+        {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
     /// Multiple-iterative deepening: searches the node until its proof number reaches `thpn`
     /// or its disproof number `thdn`; returns them.
     fn mid(&mut self, board: &mut Board, key: u64, ply: usize, thpn: u32, thdn: u32) -> (u32, u32) {
         self.nodes += 1;
-        if self.nodes >= self.budget
-            || (self.nodes % 256 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d))
-        {
-            self.aborted = true;
-        }
-        if self.aborted {
+        if self.out_of_budget() {
             return self.lookup(key);
         }
         let or = ply % 2 == 0;
