@@ -191,7 +191,8 @@ impl VctSolver {
         >> COMPACT_SHRINK)
         + ThreatSolver::SMALL_BYTES;
 
-    /// The flag that, once set, aborts the search within a few hundred nodes.
+    /// The flag that, once set, aborts the search (it is read with the clock, every 32
+    /// expansions).
     pub fn set_stop(&mut self, stop: Arc<AtomicBool>) {
         self.stop = Some(stop);
     }
