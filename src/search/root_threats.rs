@@ -44,9 +44,7 @@ impl Searcher {
             pv: vec![m],
         })
     }
-}
 
-impl Searcher {
     /// A first move of a win by continuous threats, searched until the hard limit, by the main
     /// thread only (not in caro: the solver does not model its far-end blocks).
     pub(super) fn root_vct(&mut self, board: &mut Board) -> Option<Pos> {
