@@ -247,9 +247,15 @@ mod tests {
         );
         let file = puzzle_file("only-move", &[&right, &wrong]);
         let limit = Duration::from_millis(200);
-        assert_eq!(run(&[file.clone()], limit, Solver::Engine), (1, 2));
+        assert_eq!(
+            run(std::slice::from_ref(&file), limit, Solver::Engine),
+            (1, 2)
+        );
         // The threat solvers prove nothing here: no win, so nothing is solved.
-        assert_eq!(run(&[file.clone()], limit, Solver::Threats), (0, 2));
+        assert_eq!(
+            run(std::slice::from_ref(&file), limit, Solver::Threats),
+            (0, 2)
+        );
         let _ = std::fs::remove_file(file);
     }
 }
