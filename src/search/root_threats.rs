@@ -61,6 +61,7 @@ impl Searcher {
         let solver = self.vct.get_or_insert_with(|| {
             let mut s = VctSolver::compact();
             s.set_stop(stop);
+            s.set_second_pass(false);
             Box::new(s)
         });
         let found = solver.solve(board, MAX_VCT_THREATS, budget, Some(deadline));

@@ -3,8 +3,9 @@
 //!
 //! OR nodes (attacker to move): the attacker's fours, its threes and quiet moves that may
 //! threaten a VCF; against an open three of the defender only fours and the threes that take
-//! away all its open-four points; a five wins; a defender's four must be blocked (the block is
-//! the only child, and the attack must still stand after it).
+//! away all its open-four points (and, in a second pass when the first refutes the root in
+//! time, the quiet moves that block it and may threaten a VCF); a five wins; a defender's four
+//! must be blocked (the block is the only child, and the attack must still stand after it).
 //! AND nodes (defender to move): against a four the block; against an open three every four of
 //! the defender (counter-threats: a defender's VCF is played out through them) and every point
 //! that leaves the attacker without an open-four point, which includes the ends and the far
@@ -66,6 +67,11 @@ pub struct VctSolver {
     budget: u64,
     deadline: Option<Instant>,
     aborted: bool,
+    /// The second pass of a call: against the defender's open three, also the quiet blocks
+    /// that build (rarely needed, and they widen every such node).
+    wide: bool,
+    /// Whether a root refuted in time gets that second pass.
+    second_pass: bool,
     max_ply: usize,
     /// Children of the node at each ply: move and child key.
     lists: Vec<Vec<(Pos, u64, u32)>>,
@@ -158,6 +164,8 @@ impl VctSolver {
             budget: 0,
             deadline: None,
             aborted: false,
+            wide: false,
+            second_pass: true,
             max_ply: 0,
             lists: Vec::new(),
             root_win: Pos::NONE,
@@ -197,6 +205,13 @@ impl VctSolver {
         self.stop = Some(stop);
     }
 
+    /// Whether a root refuted in time is searched once more with the quiet blocks of the
+    /// defender's open three (on by default). Games turn it off: there the rest of the move
+    /// is worth more to the alpha-beta search (renju, 0.2 s a move: -8.9 [-26.7, +4.4]).
+    pub fn set_second_pass(&mut self, on: bool) {
+        self.second_pass = on;
+    }
+
     /// Nodes searched by the last call.
     pub fn nodes(&self) -> u64 {
         self.nodes
@@ -220,11 +235,7 @@ impl VctSolver {
         }
         // Positions are exact only within one call (rule, board and root change): a new salt in
         // every key retires the older entries without clearing the tables.
-        self.salt = self
-            .salt
-            .wrapping_add(0x9E37_79B9_7F4A_7C15)
-            .wrapping_mul(0xBF58_476D_1CE4_E5B9)
-            | 1;
+        self.new_salt();
         // The VCF checks share their refuted positions within this call.
         if let Some(vcf) = self.vcf.as_mut() {
             vcf.new_session();
@@ -239,7 +250,17 @@ impl VctSolver {
             self.lists.resize_with(self.max_ply + 2, Vec::new);
         }
         let key = board.hash() ^ self.salt;
-        let (pn, _) = self.mid(board, key, 0, INF - 1, INF - 1);
+        let (mut pn, dn) = self.mid(board, key, 0, INF - 1, INF - 1);
+        if dn == 0 && !self.aborted && self.second_pass {
+            // Refuted in time: once more with the rarer attacking moves too (a new salt, since
+            // the entries of the first pass hold its move lists and refutations).
+            self.new_salt();
+            self.wide = true;
+            let key = board.hash() ^ self.salt;
+            pn = self.mid(board, key, 0, INF - 1, INF - 1).0;
+            self.wide = false;
+        }
+        let key = board.hash() ^ self.salt;
         if pn == 0 && self.root_win.is_none() {
             // Proven without children: a five, or a VCF found by the node's check.
             let me = board.side_to_move();
@@ -256,6 +277,14 @@ impl VctSolver {
             };
         }
         (pn == 0 && !self.root_win.is_none()).then_some(self.root_win)
+    }
+
+    fn new_salt(&mut self) {
+        self.salt = self
+            .salt
+            .wrapping_add(0x9E37_79B9_7F4A_7C15)
+            .wrapping_mul(0xBF58_476D_1CE4_E5B9)
+            | 1;
     }
 
     #[inline]
@@ -732,7 +761,13 @@ impl VctSolver {
             let threat = class >= C_FOUR
                 || (C_THREE..=C_DOUBLE_THREE).contains(&class)
                 // A quiet move that builds on two lines may threaten a VCF.
-                || (!counter && Self::builds(board, me, p));
+                || (!counter && Self::builds(board, me, p))
+                // In the second pass: a quiet move on a point where the defender would make a
+                // four may block its open three and threaten a VCF at once.
+                || (self.wide
+                    && counter
+                    && board.class(opp, p) >= C_FOUR
+                    && Self::builds(board, me, p));
             if threat && board.is_legal(p, me) {
                 if counter && class < C_FOUR {
                     board.play(p, me);
@@ -1335,6 +1370,31 @@ mod tests {
                 checker.from_proof, checker.solved, checker.defender_turns
             );
         }
+    }
+
+    #[test]
+    fn the_second_pass_adds_quiet_blocks_of_an_open_three() {
+        // White's open three on row 7; black's 4,7 blocks it (white's 8,7 then makes only a
+        // four) and builds an open two on column 4, but makes no three: only the second pass
+        // (after a refutation) tries it; 8,7 is a block that builds nothing for black.
+        let mut b = board(
+            &[(4, 5), (10, 10), (12, 3), (1, 12)],
+            &[(5, 7), (6, 7), (7, 7), (13, 13)],
+        );
+        let mut s = VctSolver::new();
+        s.solve(&mut b, 1, 1, None);
+        let mut listed = |wide: bool| {
+            s.new_salt();
+            s.wide = wide;
+            let key = b.hash() ^ s.salt;
+            let node = s.expand(&mut b, key, 0, true);
+            matches!(node, Node::Children).then(|| s.lists[0].iter().map(|l| l.0).collect())
+        };
+        // Black has no four or three to answer with: the first pass refutes the node at once.
+        assert_eq!(listed(false), None);
+        let wide: Vec<Pos> = listed(true).expect("the quiet block");
+        assert!(wide.contains(&Pos::new(4, 7)), "{wide:?}");
+        assert!(!wide.contains(&Pos::new(8, 7)), "{wide:?}");
     }
 
     /// vct-quintet-015's solution line.
