@@ -16,8 +16,9 @@
 //! with a search label) on `eval / K` (cross-entropy, Adam, full batch), starting from and pulled
 //! towards a prior (the threat values from zero): the additive model the evaluation used before
 //! it had a value per combination (a value per direction pattern plus a bonus per cell class, 13
-//! weights fitted the same way), so rare combinations stay near what their parts are worth. `K` is fitted to the
-//! prior on the game results, so the fitted values keep the evaluation's scale.
+//! weights fitted the same way), so rare combinations stay near what their parts are worth.
+//! `K` is fitted to the prior on the game results, so the fitted values keep the evaluation's
+//! scale.
 //!
 //! `--from-current` starts from and pulls towards the compiled weights instead of the prior, and
 //! `--freeze-combos` keeps the combination values fixed and fits the tempo and the threat values

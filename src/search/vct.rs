@@ -1105,8 +1105,8 @@ impl VctSolver {
                 self.store(key, pn, dn);
                 return (pn, dn);
             }
-            // Thresholds for the chosen child (the 1 + epsilon trick against thrashing, epsilon 1/2:
-            // 1/4 and 1 measured worse on vct.txt).
+            // Thresholds for the chosen child (the 1 + epsilon trick against thrashing, epsilon
+            // 1/2: 1/4 and 1 measured worse on vct.txt).
             let grow = |x: u32| x.saturating_add(x / 2).saturating_add(1).min(INF - 1);
             let (cthpn, cthdn) = if or {
                 (thpn.min(grow(second)), thdn - dn + best_dn)
