@@ -71,12 +71,17 @@ impl Rule {
     /// Maps the value of `INFO rule` to a rule. The value is the Gomocup bitmask (1 exactly five,
     /// 2 continuous game, 4 renju, 8 caro); bit 2 is not supported and `2` alone means renju, as
     /// in the Yixin protocol. Caro with bit 1 (`9`) is caro with exactly five; `8` lets
-    /// overlines win. Negative values are not rules.
+    /// overlines win. `5` is freestyle: Gomoku Calculator (with Rapfi) sends it for freestyle
+    /// with a swap opening, and no Gomocup manager sends it (`6`, its freestyle-with-swap2,
+    /// stays renju: Piskvork sends 6 for renju as a continuous game). Negative values are not
+    /// rules.
     pub fn from_info(value: i64) -> Option<Rule> {
         if value < 0 {
             return None;
         }
-        Some(if value & 4 != 0 || value == 2 {
+        Some(if value == 5 {
+            Rule::Freestyle
+        } else if value & 4 != 0 || value == 2 {
             Rule::Renju
         } else if value & 8 != 0 {
             Rule::Caro {
@@ -208,7 +213,9 @@ mod tests {
         assert_eq!(Rule::from_info(2), Some(Rule::Renju));
         assert_eq!(Rule::from_info(3), Some(Rule::Standard));
         assert_eq!(Rule::from_info(4), Some(Rule::Renju));
+        assert_eq!(Rule::from_info(5), Some(Rule::Freestyle));
         assert_eq!(Rule::from_info(6), Some(Rule::Renju));
+        assert_eq!(Rule::from_info(7), Some(Rule::Renju));
         assert_eq!(
             Rule::from_info(8),
             Some(Rule::Caro {

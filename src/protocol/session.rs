@@ -157,12 +157,30 @@ impl Session {
     fn line_while_searching(&mut self, line: Vec<u8>, at: Instant) {
         match keyword(&line).as_str() {
             "END" => yixin::exit_now(),
-            // A stop behind queued commands is meant for the search one of them starts.
-            "STOP" | "YXSTOP" if !self.queue.is_empty() => self.queue.push_back((line, at)),
+            // A stop behind a queued command that starts a search is meant for that search;
+            // behind queries only (YXSHOWFORBID, ABOUT, ...) it is meant for this one.
+            "STOP" | "YXSTOP" if self.queued_search() => self.queue.push_back((line, at)),
             "STOP" | "YXSTOP" => self.stop.store(true, Ordering::Relaxed),
             "INFO" => self.line(&line, at),
             _ => self.queue.push_back((line, at)),
         }
+    }
+
+    /// Whether a queued line starts a search once it runs.
+    fn queued_search(&self) -> bool {
+        self.queue.iter().any(|(line, _)| {
+            matches!(
+                keyword(line).as_str(),
+                "BEGIN"
+                    | "TURN"
+                    | "BOARD"
+                    | "SWAP2BOARD"
+                    | "YXNBEST"
+                    | "YXSEARCHDEFEND"
+                    | "YXBALANCEONE"
+                    | "YXBALANCETWO"
+            )
+        })
     }
 
     /// A search has just started from the queue: the stops (and settings) queued right behind
