@@ -273,26 +273,23 @@ impl Parser {
         let args: Vec<&str> = rest.split_ascii_whitespace().collect();
         let cmd = match kw.as_str() {
             "START" => parse_start(&args),
-            "RECTSTART" => match args.as_slice() {
-                [wh] => match parse_xy(wh) {
+            "RECTSTART" => {
+                // `w,h` (blanks allowed around the comma, as for TURN) or `w h`.
+                let size = if rest.contains(',') {
+                    joined_xy(&args).as_deref().and_then(parse_xy)
+                } else if let [w, h] = args.as_slice() {
+                    parse_int(w).zip(parse_int(h))
+                } else {
+                    None
+                };
+                match size {
                     Some((w, h)) => start(w, h),
                     None => Command::Invalid(format!(
                         "RECTSTART needs width,height, got '{}'",
                         clip(&rest)
                     )),
-                },
-                [w, h] => match (parse_int(w.trim_end_matches(',')), parse_int(h)) {
-                    (Some(w), Some(h)) => start(w, h),
-                    _ => Command::Invalid(format!(
-                        "RECTSTART needs width,height, got '{}'",
-                        clip(&rest)
-                    )),
-                },
-                _ => Command::Invalid(format!(
-                    "RECTSTART needs width,height, got '{}'",
-                    clip(&rest)
-                )),
-            },
+                }
+            }
             "RESTART" => Command::Restart,
             "BEGIN" => Command::Begin,
             "TURN" | "PLAY" | "TAKEBACK" => match joined_xy(&args).as_deref().and_then(parse_xy) {
@@ -446,6 +443,21 @@ mod tests {
                 height: 15
             }
         );
+        for spaced in [
+            "RECTSTART 20, 15",
+            "RECTSTART 20 ,15",
+            "RECTSTART 20 , 15",
+            "RECTSTART 20 15",
+        ] {
+            assert_eq!(
+                one(spaced),
+                Command::Start {
+                    width: 20,
+                    height: 15
+                },
+                "{spaced}"
+            );
+        }
         for bad in [
             "START 4",
             "START 33",
@@ -454,6 +466,10 @@ mod tests {
             "START 1000",
             "START -5",
             "RECTSTART 4,9",
+            "RECTSTART 20,15,7",
+            "RECTSTART 20 15 7",
+            "RECTSTART 20,15 7",
+            "RECTSTART ,20",
         ] {
             assert!(matches!(one(bad), Command::Invalid(_)), "{bad}");
         }
