@@ -80,6 +80,21 @@ impl Default for Session {
     }
 }
 
+/// Whether this command line starts a search when it runs.
+fn starts_search(line: &[u8]) -> bool {
+    matches!(
+        keyword(line).as_str(),
+        "BEGIN"
+            | "TURN"
+            | "BOARD"
+            | "SWAP2BOARD"
+            | "YXNBEST"
+            | "YXSEARCHDEFEND"
+            | "YXBALANCEONE"
+            | "YXBALANCETWO"
+    )
+}
+
 impl Session {
     pub fn new() -> Session {
         let (tx, rx) = channel();
@@ -168,19 +183,7 @@ impl Session {
 
     /// Whether a queued line starts a search once it runs.
     fn queued_search(&self) -> bool {
-        self.queue.iter().any(|(line, _)| {
-            matches!(
-                keyword(line).as_str(),
-                "BEGIN"
-                    | "TURN"
-                    | "BOARD"
-                    | "SWAP2BOARD"
-                    | "YXNBEST"
-                    | "YXSEARCHDEFEND"
-                    | "YXBALANCEONE"
-                    | "YXBALANCETWO"
-            )
-        })
+        self.queue.iter().any(|(line, _)| starts_search(line))
     }
 
     /// A search has just started from the queue: the stops (and settings) queued right behind
@@ -200,6 +203,17 @@ impl Session {
                     self.line(&line, at);
                 }
                 _ => break,
+            }
+        }
+        // A stop queued behind queries (which wait for this search) but before the next
+        // search-starting command is meant for this search too.
+        if self.searching {
+            let next = self.queue.iter().position(|(line, _)| {
+                starts_search(line) || matches!(keyword(line).as_str(), "STOP" | "YXSTOP")
+            });
+            if let Some(i) = next.filter(|&i| !starts_search(&self.queue[i].0)) {
+                self.queue.remove(i);
+                self.stop.store(true, Ordering::Relaxed);
             }
         }
     }
