@@ -53,6 +53,12 @@ const RFP_MARGIN: i32 = 100;
 const FAIL_HIGH_MARGIN: i32 = 20;
 /// Share of the hard limit after which a finished iteration hands the rest to the VCT solver.
 const VCT_TAIL_PERCENT: u128 = 35;
+/// Share of the hard limit the VCT solver is sure of on moves of at least `VCT_SHARE_HARD` once
+/// an iteration scores at least `VCT_SHARE_SCORE` (a clear advantage, where a win by threats is
+/// likely): an iteration still running when only this much is left is stopped for it.
+const VCT_MIN_PERCENT: u32 = 30;
+const VCT_SHARE_SCORE: i32 = 400;
+const VCT_SHARE_HARD: Duration = Duration::from_millis(500);
 /// How often (in nodes) the clock and the stop flag are read.
 const CHECK_EVERY: u64 = 32;
 
@@ -132,6 +138,8 @@ pub trait Observer {
     fn root_move_done(&mut self, _depth: i32, _m: Pos, _score: i32) {}
     /// An iteration completed.
     fn iteration(&mut self, _report: &Report) {}
+    /// The root VCT solver starts, `elapsed` into the move.
+    fn vct_started(&mut self, _elapsed: Duration) {}
 }
 
 pub struct Searcher {
@@ -160,6 +168,9 @@ pub struct Searcher {
     /// Whether the root may search for a VCT (the protocol turns it off when the memory limit
     /// has no room for the solver's tables).
     root_vct: bool,
+    /// When the alpha-beta search of this move ends (the hard limit, or earlier to leave the
+    /// VCT solver its share).
+    search_end: Duration,
 }
 
 fn score_to_tt(s: i32, ply: usize) -> i32 {
@@ -223,6 +234,7 @@ impl Searcher {
             vcf: threat::ThreatSolver::vcf(),
             vct: None,
             root_vct: true,
+            search_end: Duration::ZERO,
         }
     }
 
@@ -344,6 +356,7 @@ impl Searcher {
     ) -> Report {
         let mut board = board.clone();
         self.limits = limits;
+        self.search_end = self.limits.hard;
         self.nodes = 0;
         self.aborted = false;
         if self.threads <= 1 && !self.is_helper {
@@ -390,6 +403,8 @@ impl Searcher {
             1
         };
         let mut vct_tried = false;
+        let vct_share =
+            excluded.is_empty() && self.limits.hard >= VCT_SHARE_HARD && self.vct_allowed(&board);
         for depth in first_depth..=max_depth {
             // Aspiration: a window around the last score, widened on the side that fails.
             let (mut lo, mut hi) = if depth >= ASPIRATION_DEPTH && report.score.abs() < WIN_BOUND {
@@ -437,20 +452,47 @@ impl Searcher {
             report.nodes = self.nodes;
             report.elapsed = self.limits.start.elapsed();
             observer.iteration(&report);
+            if vct_share {
+                self.search_end = if score >= VCT_SHARE_SCORE {
+                    self.limits.hard / 100 * (100 - VCT_MIN_PERCENT)
+                } else {
+                    self.limits.hard
+                };
+            }
             if score.abs() > WIN_BOUND || report.elapsed >= self.limits.soft {
                 break;
             }
             // The next iteration would likely not finish: its time goes to a search for a win
             // by continuous threats instead, which the alpha-beta search sees only late.
             let tail = self.limits.hard.as_millis() * VCT_TAIL_PERCENT / 100;
-            if report.elapsed.as_millis() >= tail && excluded.is_empty() && !vct_tried {
+            if report.elapsed.as_millis() >= tail
+                && excluded.is_empty()
+                && !vct_tried
+                && self.vct_allowed(&board)
+            {
                 vct_tried = true;
+                observer.vct_started(self.limits.start.elapsed());
                 if let Some(m) = self.root_vct(&mut board) {
                     report.best = m;
                     report.score = root_threats::VCT_WIN_SCORE;
                     report.pv = vec![m];
                     break;
                 }
+            }
+        }
+        if self.aborted
+            && vct_share
+            && !vct_tried
+            && !self.stop.load(Ordering::Relaxed)
+            && self.nodes < self.limits.max_nodes
+            && self.limits.start.elapsed() < self.limits.hard
+        {
+            // The search stopped to leave the solver its share of the move.
+            observer.vct_started(self.limits.start.elapsed());
+            if let Some(m) = self.root_vct(&mut board) {
+                report.best = m;
+                report.score = root_threats::VCT_WIN_SCORE;
+                report.pv = vec![m];
             }
         }
         report.nodes = self.nodes;
@@ -511,7 +553,7 @@ impl Searcher {
             && (self.stop.load(Ordering::Relaxed)
                 || (self.is_helper && self.done.load(Ordering::Relaxed))
                 || self.nodes >= self.limits.max_nodes
-                || self.limits.start.elapsed() >= self.limits.hard)
+                || self.limits.start.elapsed() >= self.search_end)
         {
             self.aborted = true;
         }

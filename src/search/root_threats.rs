@@ -3,6 +3,9 @@
 //! search keeps the rest. After the search, the time an iteration would likely not finish in (it
 //! began after 35 % of the move's hard limit) goes to the df-pn VCT solver of `vct.rs` instead:
 //! wins by continuous threats (open threes and fours) are often longer than the search sees.
+//! On moves with a hard limit of 0.5 s or more, once an iteration scores 400 or more (a clear
+//! advantage), a search still running when 30 % of the hard limit is left stops there for the
+//! solver, so that it always gets that share.
 //! (A VCT stage before the search, on a fifth, a tenth or an eighth of the move, cost 27-56 Elo
 //! in earlier sessions' tests: that time came out of iterations that would have finished.)
 
@@ -45,14 +48,18 @@ impl Searcher {
         })
     }
 
-    /// A first move of a win by continuous threats, searched until the hard limit, by the main
-    /// thread only (not in caro: the solver does not model its far-end blocks).
+    /// Whether this thread's searches of `board` may end with the VCT solver: the main thread
+    /// only, and not in caro (the solver does not model its far-end blocks).
+    pub(super) fn vct_allowed(&self, board: &Board) -> bool {
+        !self.is_helper
+            && self.root_vct
+            && self.limits.hard >= MIN_VCT_HARD
+            && !matches!(board.rule(), Rule::Caro { .. })
+    }
+
+    /// A first move of a win by continuous threats, searched until the hard limit.
     pub(super) fn root_vct(&mut self, board: &mut Board) -> Option<Pos> {
-        if self.is_helper
-            || !self.root_vct
-            || self.limits.hard < MIN_VCT_HARD
-            || matches!(board.rule(), Rule::Caro { .. })
-        {
+        if !self.vct_allowed(board) {
             return None;
         }
         let deadline = self.limits.start.checked_add(self.limits.hard)?;
@@ -190,6 +197,25 @@ mod tests {
         s.set_root_vct(true);
         s.limits = limits(Duration::from_millis(50));
         assert_eq!(s.root_vct(&mut b), None);
+    }
+
+    #[test]
+    fn a_search_still_running_late_leaves_the_vct_solver_its_share() {
+        // vct-quintet-015: the alpha-beta search scores black well ahead but sees no win in
+        // seconds; it stops when the solver's share of the move is left, and the solver starts
+        // then (it would start only after an iteration that ended past 35 % of the move).
+        struct Starts(Vec<Duration>);
+        impl crate::search::Observer for Starts {
+            fn vct_started(&mut self, elapsed: Duration) {
+                self.0.push(elapsed);
+            }
+        }
+        let (b, _) = puzzle("vct-quintet-015");
+        let hard = Duration::from_millis(1_500);
+        let mut starts = Starts(Vec::new());
+        let r = Searcher::new(1 << 20).think_with(&b, limits(hard), &[], &mut starts);
+        assert_eq!(starts.0.len(), 1, "{r:?}");
+        assert!(hard - starts.0[0] >= hard / 5, "{:?}", starts.0);
     }
 
     #[test]
