@@ -471,11 +471,7 @@ impl Searcher {
                 && self.vct_allowed(&board)
             {
                 vct_tried = true;
-                observer.vct_started(self.limits.start.elapsed());
-                if let Some(m) = self.root_vct(&mut board) {
-                    report.best = m;
-                    report.score = root_threats::VCT_WIN_SCORE;
-                    report.pv = vec![m];
+                if self.vct_into_report(&mut board, &mut report, observer) {
                     break;
                 }
             }
@@ -488,16 +484,29 @@ impl Searcher {
             && self.limits.start.elapsed() < self.limits.hard
         {
             // The search stopped to leave the solver its share of the move.
-            observer.vct_started(self.limits.start.elapsed());
-            if let Some(m) = self.root_vct(&mut board) {
-                report.best = m;
-                report.score = root_threats::VCT_WIN_SCORE;
-                report.pv = vec![m];
-            }
+            self.vct_into_report(&mut board, &mut report, observer);
         }
         report.nodes = self.nodes;
         report.elapsed = self.limits.start.elapsed();
         report
+    }
+
+    /// Runs the root VCT solver for the rest of the move; a win it finds becomes the report's
+    /// move (true).
+    fn vct_into_report(
+        &mut self,
+        board: &mut Board,
+        report: &mut Report,
+        observer: &mut dyn Observer,
+    ) -> bool {
+        observer.vct_started(self.limits.start.elapsed());
+        let Some(m) = self.root_vct(board) else {
+            return false;
+        };
+        report.best = m;
+        report.score = root_threats::VCT_WIN_SCORE;
+        report.pv = vec![m];
+        true
     }
 
     /// One iteration over the root moves: the first with a full window, the rest with a null
