@@ -90,7 +90,7 @@ usage: pbrain-tengen tune gen [--out FILE] [--games N] [--minutes M] [--depth D]
          2000 games or 20 minutes, depth 3, 20000 nodes a move, books from scripts/openings
        pbrain-tengen tune fit FILE... [--iters N] [--lr X] [--l2 X] [--k K] [--valid-every N]
                               [--verbose] [--labels FILE]... [--lambda X] [--l2-threat X]
-                              [--from-current] [--freeze-combos]
+                              [--from-current] [--freeze-combos] [--freeze-tempo]
          fits K to the additive prior, then a value per pattern combination and the tempo
          (logistic regression, Adam; defaults 3000 iterations, --lr 0.02, --l2 1e-7: the pull
          towards the prior), on the quiet positions of the games (every 10th game held out for
@@ -115,6 +115,7 @@ fn tune_main(args: &[String]) -> i32 {
         "-h",
         "--from-current",
         "--freeze-combos",
+        "--freeze-tempo",
     ];
     while let Some(a) = it.next() {
         if let Some((k, v)) = a.split_once('=').filter(|_| a.starts_with("--")) {
@@ -206,6 +207,7 @@ fn tune_main(args: &[String]) -> i32 {
                     "--l2-threat" => t.fit.l2_threat = num(k, v)?,
                     "--from-current" => t.from_current = true,
                     "--freeze-combos" => t.fit.freeze_combos = true,
+                    "--freeze-tempo" => t.fit.freeze_tempo = true,
                     _ => return Err(format!("unknown option {k} for tune fit")),
                 }
             }

@@ -22,7 +22,7 @@
 //!
 //! `--from-current` starts from and pulls towards the compiled weights instead of the prior, and
 //! `--freeze-combos` keeps the combination values fixed and fits the tempo and the threat values
-//! only (how the shipped threat values were made).
+//! only (how the shipped threat values were made); `--freeze-tempo` keeps the tempo.
 //!
 //! Combinations with a five are not fitted (quiet positions, see
 //! [`tune_data::is_quiet`](super::tune_data::is_quiet), have none), nor the one without any
@@ -289,6 +289,9 @@ pub struct FitOptions {
     pub l2_threat: f64,
     /// Fit the tempo and the threat values only.
     pub freeze_combos: bool,
+    /// Keep the tempo: the search's pruning margins are tuned to the evaluation's scale, which
+    /// the tempo moves most (see the README's thirteenth session).
+    pub freeze_tempo: bool,
 }
 
 impl Default for FitOptions {
@@ -300,6 +303,7 @@ impl Default for FitOptions {
             report_every: 0,
             l2_threat: 1e-7,
             freeze_combos: false,
+            freeze_tempo: false,
         }
     }
 }
@@ -313,7 +317,11 @@ pub fn fit(th0: &[f64], scale: &[f64], data: &[Sample], k: f64, opts: &FitOption
     let (mut m, mut v, mut grad) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
     let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-12f64);
     let free: Vec<bool> = (0..n)
-        .map(|i| i >= NF || is_fitted(i) && !opts.freeze_combos)
+        .map(|i| match i {
+            NF => !opts.freeze_tempo,
+            i if i > NF => true,
+            i => is_fitted(i) && !opts.freeze_combos,
+        })
         .collect();
     for it in 1..=opts.iters {
         let l = loss_and_grad(&th, data, k, &mut grad);
@@ -745,6 +753,41 @@ mod tests {
         }
         assert!(checked > 100, "{checked}");
         assert!((th[NF] - 1.3).abs() < 0.03, "tempo {}", th[NF]);
+    }
+
+    /// With the tempo frozen, the fit keeps it exactly, and the combinations still move to lower
+    /// the loss (data drawn from a different tempo, which the free fit would chase).
+    #[test]
+    fn a_frozen_tempo_stays_while_the_values_fit() {
+        let prior = Weights::prior().to_params();
+        let mut th_true = prior.clone();
+        th_true[NF] = 1.1;
+        let k = 150.0;
+        let mut data = random_samples(3000, 11);
+        for s in &mut data {
+            s.result = sigmoid(eval(&th_true, s) / k) as f32;
+        }
+        let opts = FitOptions {
+            iters: 300,
+            lr: 0.03,
+            l2: 0.0,
+            freeze_tempo: true,
+            ..FitOptions::default()
+        };
+        let th = fit(&prior, &default_scale(&prior), &data, k, &opts);
+        assert_eq!(th[NF], prior[NF]);
+        assert!(loss(&th, &data, k) < loss(&prior, &data, k));
+        let free = fit(
+            &prior,
+            &default_scale(&prior),
+            &data,
+            k,
+            &FitOptions {
+                freeze_tempo: false,
+                ..opts
+            },
+        );
+        assert!((free[NF] - prior[NF]).abs() > 0.05, "tempo {}", free[NF]);
     }
 
     #[test]
