@@ -20,7 +20,8 @@
 //! `K` is fitted to the prior on the game results, so the fitted values keep the evaluation's
 //! scale.
 //!
-//! `--from-current` starts from and pulls towards the compiled weights instead of the prior, and
+//! `--from-current` starts from and pulls towards the compiled weights instead of the prior (and
+//! fits `K` to them), and
 //! `--freeze-combos` keeps the combination values fixed and fits the tempo and the threat values
 //! only (how the shipped threat values were made); `--freeze-tempo` keeps the tempo.
 //!
@@ -456,7 +457,17 @@ pub fn run(opts: &TuneOptions) -> std::io::Result<()> {
     }
     let prior = Weights::prior();
     let th0 = prior.to_params();
-    let k = opts.k.unwrap_or_else(|| fit_k(&th0, &train));
+    let current = Weights::current();
+    // K is fitted to the weights the fit starts from, so that the fitted values keep their
+    // scale (data from other engines' games may read the same values at another K).
+    let k = opts.k.unwrap_or_else(|| {
+        let from = if opts.from_current {
+            current.to_params()
+        } else {
+            th0.clone()
+        };
+        fit_k(&from, &train)
+    });
     if labels.is_some() {
         // K was fitted on the game results; the labels are read on that scale.
         mix_labels(&mut train, k, opts.lambda);
@@ -478,9 +489,13 @@ pub fn run(opts: &TuneOptions) -> std::io::Result<()> {
             th[NF]
         );
     };
-    println!("K = {k:.1} (fitted to the prior on the game results)");
+    let fitted_to = if opts.from_current {
+        "the compiled weights"
+    } else {
+        "the prior"
+    };
+    println!("K = {k:.1} (fitted to {fitted_to} on the game results)");
     report("prior (additive)", &th0);
-    let current = Weights::current();
     report("compiled weights", &current.to_params());
     let start = if opts.from_current {
         current.to_params()
