@@ -1846,6 +1846,55 @@ fn eof_during_long_think_exits() {
     eprintln!("exited {} ms after EOF", t0.elapsed().as_millis());
 }
 
+/// A script that pipes a position in and closes stdin at once still gets a searched move (not
+/// the unsearched fallback), and the engine still exits soon although the turn allows 30 s.
+#[test]
+fn eof_right_after_a_position_still_searches() {
+    let _serial = serial();
+    let mut d = Driver::new();
+    d.send("START 15");
+    d.expect("OK");
+    d.send("INFO timeout_turn 30000");
+    d.send("INFO timeout_match 0");
+    d.send(QUIET_BOARD);
+    let t0 = Instant::now();
+    d.eng.close_stdin();
+    let deadline = t0 + Duration::from_millis(1500);
+    let mut depth = None;
+    let mut moved = false;
+    loop {
+        match d.eng.next(deadline) {
+            Next::Line(s, _) if s.starts_with("MESSAGE depth ") => {
+                depth = s
+                    .split_whitespace()
+                    .nth(2)
+                    .and_then(|v| v.parse::<i32>().ok());
+            }
+            Next::Line(s, _) if is_message(&s) => {}
+            Next::Line(s, _) if parse_move_line(&s).is_some() && !moved => moved = true,
+            Next::Line(s, _) | Next::Unterminated(s) => {
+                d.fail(format!("unexpected output after EOF: `{s}`"))
+            }
+            Next::Timeout => d.fail("still running 1500 ms after stdin EOF".into()),
+            Next::Eof => break,
+        }
+    }
+    if !moved {
+        d.fail("no move after stdin EOF".into());
+    }
+    match depth {
+        Some(n) if n >= 4 => {}
+        _ => d.fail(format!("the move came from depth {depth:?}: not searched")),
+    }
+    if d.eng.wait_exit(deadline).is_none() {
+        d.fail("stdout closed but the process still runs 1.5 s after stdin EOF".into());
+    }
+    eprintln!(
+        "depth {depth:?}, exited {} ms after EOF",
+        t0.elapsed().as_millis()
+    );
+}
+
 #[test]
 fn line_of_100kb_is_handled() {
     let _serial = serial();

@@ -13,9 +13,9 @@ use crate::search::vct::VctSolver;
 use crate::search::{Report, SearchLimits, Searcher};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 const MB: u64 = 1 << 20;
 /// Transposition table when the manager gives no memory limit.
@@ -28,6 +28,10 @@ const MAX_TT_BYTES: u64 = 1024 * MB;
 const ENGINE_OVERHEAD: u64 = 24 * MB;
 /// Stack of the search thread (virtual memory; only used pages count).
 const SEARCH_STACK: usize = 64 << 20;
+/// After the end of input, how much longer a pending search may run (within its own limits)
+/// before it answers: enough for a sound move when a script pipes its commands in and closes
+/// stdin, short enough that an engine whose manager died exits at once.
+const EOF_GRACE: Duration = Duration::from_millis(500);
 
 /// What the search thread hands back.
 pub struct SearchOutcome {
@@ -60,7 +64,9 @@ pub struct Session {
     queue: VecDeque<(Vec<u8>, Instant)>,
     tx: Sender<Event<SearchOutcome>>,
     rx: Receiver<Event<SearchOutcome>>,
-    eof: bool,
+    /// When the end of input came: searches pending then (or started by commands queued before
+    /// it) run on within their limits for at most [`EOF_GRACE`], then answer.
+    eof_at: Option<Instant>,
     /// The colour this engine plays, once known (`BEGIN`, `BOARD`, or the first `TURN`):
     /// `TURN` places the other colour.
     engine_colour: Option<Color>,
@@ -119,7 +125,7 @@ impl Session {
             queue: VecDeque::new(),
             tx,
             rx,
-            eof: false,
+            eof_at: None,
             engine_colour: None,
             detail: Detail::default(),
             level: Level::FULL,
@@ -138,7 +144,22 @@ impl Session {
     /// Serves the protocol on stdin/stdout until `END` or the end of input.
     pub fn run(mut self) {
         spawn_reader(self.tx.clone());
-        while let Ok(event) = self.rx.recv() {
+        loop {
+            let event = match self.eof_grace_left() {
+                None => match self.rx.recv() {
+                    Ok(e) => e,
+                    Err(_) => break,
+                },
+                Some(left) => match self.rx.recv_timeout(left) {
+                    Ok(e) => e,
+                    Err(RecvTimeoutError::Timeout) => {
+                        // The grace is over: the search answers now.
+                        self.stop.store(true, Ordering::Relaxed);
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => break,
+                },
+            };
             match event {
                 Event::Line(line, at) => {
                     if self.searching {
@@ -148,9 +169,9 @@ impl Session {
                     }
                 }
                 Event::Eof => {
-                    // The manager is gone: answer what was asked at once, then exit.
-                    self.eof = true;
-                    self.stop.store(true, Ordering::Relaxed);
+                    // No more commands: what was asked is answered (a piped script waits for
+                    // it, a manager that died does not, hence the bounded grace), then exit.
+                    self.eof_at = Some(Instant::now());
                 }
                 Event::SearchDone(outcome) => {
                     self.finish_search(outcome);
@@ -163,10 +184,20 @@ impl Session {
                     self.replay_stops();
                 }
             }
-            if self.eof && !self.searching && self.queue.is_empty() {
+            if self.eof_at.is_some() && !self.searching && self.queue.is_empty() {
                 break;
             }
         }
+    }
+
+    /// While a search runs after the end of input, the time left of its grace (zero once over);
+    /// `None` otherwise (wait for events without a timeout).
+    fn eof_grace_left(&self) -> Option<Duration> {
+        let at = self.eof_at?;
+        if !self.searching || self.stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        Some(EOF_GRACE.saturating_sub(at.elapsed()))
     }
 
     fn line_while_searching(&mut self, line: Vec<u8>, at: Instant) {
@@ -589,8 +620,9 @@ impl Session {
                     <= self.max_memory,
         );
         self.stop = searcher.stop_flag();
-        // After end of input nobody waits for a deep answer: move at once.
-        self.stop.store(self.eof, Ordering::Relaxed);
+        // After the end of input's grace nobody waits for a deep answer: move at once.
+        let grace_over = self.eof_at.is_some_and(|at| at.elapsed() >= EOF_GRACE);
+        self.stop.store(grace_over, Ordering::Relaxed);
         let budget = time::budget(&self.limits, self.used_ms);
         let limits = SearchLimits {
             start: at,
