@@ -405,6 +405,13 @@ impl Searcher {
         let mut vct_tried = false;
         let vct_share =
             excluded.is_empty() && self.limits.hard >= VCT_SHARE_HARD && self.vct_allowed(&board);
+        // The first iteration always finishes (unless stopped or out of nodes): it takes
+        // microseconds to a few milliseconds, and its move is far better than the unsearched
+        // first candidate, which a clock already run out (time_left 0, a 1 ms turn) would give.
+        let normal_end = self.search_end;
+        if !self.is_helper {
+            self.search_end = Duration::MAX;
+        }
         for depth in first_depth..=max_depth {
             // Aspiration: a window around the last score, widened on the side that fails.
             let (mut lo, mut hi) = if depth >= ASPIRATION_DEPTH && report.score.abs() < WIN_BOUND {
@@ -432,6 +439,9 @@ impl Searcher {
                     break (score, best);
                 }
             };
+            if depth == first_depth {
+                self.search_end = normal_end;
+            }
             if self.aborted {
                 // A root move proven better than the previous best in this iteration is kept.
                 if let Some(m) = best {
@@ -923,5 +933,27 @@ mod tests {
         let r = s.think(&w, SearchLimits::depth(5), |_| {});
         assert!(r.best == Pos::new(2, 3) || r.best == Pos::new(7, 3));
         assert!(r.score > WIN_BOUND);
+    }
+
+    /// With the clock already run out (time_left 0), the first iteration still finishes, and
+    /// its move is the depth-1 one, not the generator's first candidate.
+    #[test]
+    fn an_expired_clock_still_gets_the_first_iteration() {
+        let b = position();
+        let expired = SearchLimits {
+            soft: Duration::ZERO,
+            hard: Duration::ZERO,
+            ..SearchLimits::depth(64)
+        };
+        let r = Searcher::new(1 << 20).think(&b, expired, |_| {});
+        let d1 = Searcher::new(1 << 20).think(&b, SearchLimits::depth(1), |_| {});
+        assert_eq!(r.depth, 1);
+        assert_eq!((r.best, r.score), (d1.best, d1.score));
+        // A stop still ends it at once.
+        let mut s = Searcher::new(1 << 20);
+        s.stop_flag().store(true, Ordering::Relaxed);
+        let stopped = s.think(&b, SearchLimits::depth(64), |_| {});
+        assert_eq!(stopped.depth, 0);
+        assert!(b.is_empty(stopped.best));
     }
 }
