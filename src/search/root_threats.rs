@@ -36,11 +36,11 @@ impl Searcher {
         let found = self.vcf.solve(board, MAX_VCF_FOURS, budget, deadline);
         // The stage's nodes count with the search's (bench totals, nodes per second).
         self.nodes += self.vcf.nodes();
-        let (m, threats) = found?;
+        let (m, _) = found?;
         Some(Report {
             best: m,
-            // `threats` fours then the five, with the defender's replies between them.
-            score: WIN - (2 * threats as i32 + 1),
+            // The win's own length, not the limit of the pass that found it.
+            score: WIN - self.vcf.win_plies() as i32,
             depth: 0,
             nodes: self.nodes,
             elapsed: self.limits.start.elapsed(),
@@ -83,7 +83,7 @@ mod tests {
     use super::super::vct::VctSolver;
     use crate::eval::classical::{C_FIVE, C_FOUR};
     use crate::game::{Board, Pos};
-    use crate::search::{SearchLimits, Searcher, WIN_BOUND};
+    use crate::search::{SearchLimits, Searcher, WIN, WIN_BOUND};
     use std::time::Duration;
 
     /// Puzzles copied from `../shared/positions` (vcf.txt, vct.txt).
@@ -246,5 +246,23 @@ mod tests {
         };
         let r = Searcher::new(1 << 20).think(&b, limits, |_| {});
         assert!(r.score > WIN_BOUND && answers.contains(&r.best), "{r:?}");
+        // The mate distance is the line's own (the MESSAGE line shows it), not the limit of
+        // the solver's pass that found it.
+        let line = ThreatSolver::vcf()
+            .solve_line(&mut b.clone(), 112, 200_000)
+            .expect("a VCF")
+            .to_vec();
+        let mut end = b.clone();
+        for &m in &line[..line.len() - 1] {
+            end.play(m, end.side_to_move());
+        }
+        // A line ends with the five, or with a four the defender cannot stop (a forbidden
+        // block): then the reply and the five follow.
+        let plies = if end.is_winning_move(line[line.len() - 1], end.side_to_move()) {
+            line.len()
+        } else {
+            line.len() + 2
+        };
+        assert_eq!(WIN - r.score, plies as i32, "{r:?}");
     }
 }

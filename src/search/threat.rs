@@ -35,6 +35,8 @@ pub struct ThreatSolver {
     /// The winning line found (attacker and defender moves by ply) and its length.
     line: Vec<Pos>,
     line_len: usize,
+    /// Plies from the root to the five (the five included) of the last win found.
+    win_plies: usize,
 }
 
 impl ThreatSolver {
@@ -50,10 +52,16 @@ impl ThreatSolver {
             refuted_size: REFUTED_SIZE,
             line: Vec::new(),
             line_len: 0,
+            win_plies: 0,
         }
     }
 
     /// Nodes searched by the last call.
+    /// Plies to the five of the last win found (its first move and the five included).
+    pub fn win_plies(&self) -> usize {
+        self.win_plies
+    }
+
     pub fn nodes(&self) -> u64 {
         self.budget - self.nodes_left
     }
@@ -186,6 +194,7 @@ impl ThreatSolver {
             if let Some(m) = five {
                 self.line[ply] = m;
                 self.line_len = ply + 1;
+                self.win_plies = ply + 1;
             }
             return five;
         }
@@ -215,6 +224,8 @@ impl ThreatSolver {
                 // An open four (or a double four) the opponent cannot answer with a four.
                 if unanswerable && board.class(me, m) == C_OPEN_FOUR {
                     self.line_len = ply + 1;
+                    // The open four, a reply, the five.
+                    self.win_plies = ply + 3;
                     found = Some(m);
                     break;
                 }
@@ -308,6 +319,7 @@ impl ThreatSolver {
                 // A block black may not play (a forbidden point) is no block.
                 if !board.is_legal(block, me) {
                     self.line_len = ply;
+                    self.win_plies = ply + 2;
                     return true;
                 }
                 board.play(block, me);
@@ -320,6 +332,7 @@ impl ThreatSolver {
             }
             _ => {
                 self.line_len = ply;
+                self.win_plies = ply + 2;
                 true
             }
         }
