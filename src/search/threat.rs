@@ -56,12 +56,12 @@ impl ThreatSolver {
         }
     }
 
-    /// Nodes searched by the last call.
     /// Plies to the five of the last win found (its first move and the five included).
     pub fn win_plies(&self) -> usize {
         self.win_plies
     }
 
+    /// Nodes searched by the last call.
     pub fn nodes(&self) -> u64 {
         self.budget - self.nodes_left
     }
