@@ -1816,33 +1816,52 @@ fn end_during_long_think_exits_within_100ms() {
     });
 }
 
-#[test]
-fn eof_during_long_think_exits() {
-    let _serial = serial();
+/// A 30 s search of `QUIET_BOARD` whose stdin is closed `settle_ms` after the position was
+/// sent; returns the driver and when stdin was closed.
+fn long_think_then_eof(settle_ms: u64) -> (Driver, Instant) {
     let mut d = Driver::new();
     d.send("START 15");
     d.expect("OK");
     d.send("INFO timeout_turn 30000");
     d.send("INFO timeout_match 0");
     d.send(QUIET_BOARD);
-    d.silent(200);
+    if settle_ms > 0 {
+        d.silent(settle_ms);
+    }
     let t0 = Instant::now();
     d.eng.close_stdin();
-    // Output (a move) is tolerated here; the process must go away.
-    let deadline = t0 + Duration::from_millis(1000);
+    (d, t0)
+}
+
+/// The lines the engine prints after stdin was closed at `t0` (only messages and moves are
+/// allowed) until it exits, which it must within `limit_ms`.
+fn output_until_exit(d: &mut Driver, t0: Instant, limit_ms: u64) -> Vec<String> {
+    let deadline = t0 + Duration::from_millis(limit_ms);
+    let mut lines = Vec::new();
     loop {
         match d.eng.next(deadline) {
-            Next::Line(s, _) if is_message(&s) || parse_move_line(&s).is_some() => {}
+            Next::Line(s, _) if is_message(&s) || parse_move_line(&s).is_some() => lines.push(s),
             Next::Line(s, _) | Next::Unterminated(s) => {
                 d.fail(format!("unexpected output after EOF: `{s}`"))
             }
-            Next::Timeout => d.fail("still running 1000 ms after stdin EOF".into()),
+            Next::Timeout => d.fail(format!("still running {limit_ms} ms after stdin EOF")),
             Next::Eof => break,
         }
     }
     if d.eng.wait_exit(deadline).is_none() {
-        d.fail("stdout closed but the process still runs 1 s after stdin EOF".into());
+        d.fail(format!(
+            "stdout closed but the process still runs {limit_ms} ms after stdin EOF"
+        ));
     }
+    lines
+}
+
+#[test]
+fn eof_during_long_think_exits() {
+    let _serial = serial();
+    let (mut d, t0) = long_think_then_eof(200);
+    // Output (a move) is tolerated here; the process must go away.
+    output_until_exit(&mut d, t0, 1000);
     eprintln!("exited {} ms after EOF", t0.elapsed().as_millis());
 }
 
@@ -1851,43 +1870,23 @@ fn eof_during_long_think_exits() {
 #[test]
 fn eof_right_after_a_position_still_searches() {
     let _serial = serial();
-    let mut d = Driver::new();
-    d.send("START 15");
-    d.expect("OK");
-    d.send("INFO timeout_turn 30000");
-    d.send("INFO timeout_match 0");
-    d.send(QUIET_BOARD);
-    let t0 = Instant::now();
-    d.eng.close_stdin();
-    let deadline = t0 + Duration::from_millis(1500);
-    let mut depth = None;
-    let mut moved = false;
-    loop {
-        match d.eng.next(deadline) {
-            Next::Line(s, _) if s.starts_with("MESSAGE depth ") => {
-                depth = s
-                    .split_whitespace()
-                    .nth(2)
-                    .and_then(|v| v.parse::<i32>().ok());
-            }
-            Next::Line(s, _) if is_message(&s) => {}
-            Next::Line(s, _) if parse_move_line(&s).is_some() && !moved => moved = true,
-            Next::Line(s, _) | Next::Unterminated(s) => {
-                d.fail(format!("unexpected output after EOF: `{s}`"))
-            }
-            Next::Timeout => d.fail("still running 1500 ms after stdin EOF".into()),
-            Next::Eof => break,
-        }
+    let (mut d, t0) = long_think_then_eof(0);
+    let lines = output_until_exit(&mut d, t0, 1500);
+    let moves = lines
+        .iter()
+        .filter(|s| parse_move_line(s).is_some())
+        .count();
+    if moves != 1 {
+        d.fail(format!("{moves} moves after stdin EOF, not one"));
     }
-    if !moved {
-        d.fail("no move after stdin EOF".into());
-    }
+    let depth = lines
+        .iter()
+        .filter_map(|s| s.strip_prefix("MESSAGE depth "))
+        .filter_map(|s| s.split_whitespace().next()?.parse::<i32>().ok())
+        .next_back();
     match depth {
         Some(n) if n >= 4 => {}
         _ => d.fail(format!("the move came from depth {depth:?}: not searched")),
-    }
-    if d.eng.wait_exit(deadline).is_none() {
-        d.fail("stdout closed but the process still runs 1.5 s after stdin EOF".into());
     }
     eprintln!(
         "depth {depth:?}, exited {} ms after EOF",
