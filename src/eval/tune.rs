@@ -30,7 +30,8 @@
 //! pattern (a constant per empty cell).
 
 use super::classical::{
-    self, combo_patterns, COMBO_COUNT, COMBO_VALUE, TEMPO_NUM, THREAT_COUNT, THREAT_VALUE,
+    self, combo_patterns, combo_values, COMBO_COUNT, TEMPO_NUM, THREAT_COUNT, THREAT_VALUE,
+    VALUE_TABLES,
 };
 use super::tune_data::{self, GameRecord};
 use crate::game::pattern::Pattern;
@@ -38,17 +39,18 @@ use crate::game::{Board, Color};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-/// Parameters: the combination values, then the tempo, then the threat values.
-pub const NF: usize = COMBO_COUNT;
+/// Parameters: the combination values (one block per value table, see
+/// [`classical::value_table`]), then the tempo, then the threat values.
+pub const NF: usize = COMBO_COUNT * VALUE_TABLES;
 /// Index of the first threat value.
 pub const NT: usize = NF + 1;
 
 /// The prior's tempo (with [`classical::additive_value`], the sixth session's evaluation).
 const PRIOR_TEMPO: f64 = 23.0 / 16.0;
 
-/// Whether the value of combination `i` is fitted.
+/// Whether the value of combination parameter `i` is fitted.
 pub fn is_fitted(i: usize) -> bool {
-    let pats = combo_patterns(i);
+    let pats = combo_patterns(i % COMBO_COUNT);
     pats[0] != Pattern::Five && pats[0] != Pattern::None
 }
 
@@ -67,7 +69,8 @@ pub struct Sample {
     pub threat: u16,
 }
 
-/// The combination counts of colour `c` over every empty cell.
+/// The combination counts of colour `c` over every empty cell, as parameter indices (the
+/// colour's value table's block).
 pub fn features(b: &Board, c: Color) -> Vec<(u16, f32)> {
     let mut counts = [0u16; COMBO_COUNT];
     for p in b.cells_iter() {
@@ -76,11 +79,12 @@ pub fn features(b: &Board, c: Color) -> Vec<(u16, f32)> {
             counts[classical::combo_index(pats)] += 1;
         }
     }
+    let block = classical::value_table(b.rule(), c) * COMBO_COUNT;
     counts
         .iter()
         .enumerate()
         .filter(|&(_, &n)| n > 0)
-        .map(|(i, &n)| (i as u16, n as f32))
+        .map(|(i, &n)| ((block + i) as u16, n as f32))
         .collect()
 }
 
@@ -99,7 +103,7 @@ pub fn sample(b: &Board, result: f64) -> Sample {
 /// The evaluation's weights as the engine spells them (real-valued while fitting).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Weights {
-    /// Value of each combination (indexed as [`COMBO_VALUE`]).
+    /// Value of each combination, one block of [`COMBO_COUNT`] per value table.
     pub combo: Vec<f64>,
     /// Weight of the side to move's sum (`TEMPO_NUM / 16`).
     pub tempo: f64,
@@ -111,15 +115,17 @@ impl Weights {
     /// The weights compiled into `eval::weights`.
     pub fn current() -> Weights {
         Weights {
-            combo: COMBO_VALUE.iter().map(|&v| v as f64).collect(),
+            combo: (0..NF)
+                .map(|i| combo_values(i / COMBO_COUNT)[i % COMBO_COUNT] as f64)
+                .collect(),
             tempo: TEMPO_NUM as f64 / 16.0,
             threat: THREAT_VALUE.iter().map(|&v| v as f64).collect(),
         }
     }
     /// The additive prior (see the module text).
     pub fn prior() -> Weights {
-        let combo = (0..COMBO_COUNT)
-            .map(|i| classical::additive_value(combo_patterns(i)) as f64)
+        let combo = (0..NF)
+            .map(|i| classical::additive_value(combo_patterns(i % COMBO_COUNT)) as f64)
             .collect();
         Weights {
             combo,
@@ -152,13 +158,20 @@ impl Weights {
     /// The constants of `eval::weights` for these (rounded) weights.
     pub fn rust_constants(&self) -> String {
         let r = self.rounded();
-        let mut text = String::from("pub const COMBO_VALUE: [i16; COMBO_COUNT] = [\n");
-        for row in r.combo.chunks(16) {
-            let row: Vec<String> = row.iter().map(|v| (*v as i64).to_string()).collect();
-            text.push_str(&format!("    {},\n", row.join(", ")));
+        let mut text = String::new();
+        for (name, block) in ["COMBO_VALUE", "COMBO_VALUE_RENJU_BLACK"]
+            .iter()
+            .zip(r.combo.chunks(COMBO_COUNT))
+        {
+            text.push_str(&format!("pub const {name}: [i16; COMBO_COUNT] = [\n"));
+            for row in block.chunks(16) {
+                let row: Vec<String> = row.iter().map(|v| (*v as i64).to_string()).collect();
+                text.push_str(&format!("    {},\n", row.join(", ")));
+            }
+            text.push_str("];\n");
         }
         text.push_str(&format!(
-            "];\npub const TEMPO_NUM: i32 = {};",
+            "pub const TEMPO_NUM: i32 = {};",
             (r.tempo * 16.0).round() as i64
         ));
         text.push_str("\npub const THREAT_VALUE: [i16; THREAT_COUNT] = [\n");
@@ -432,7 +445,12 @@ fn combo_name(i: usize) -> String {
         Pattern::OpenFour => "o4",
         Pattern::Five => "5",
     };
-    combo_patterns(i).map(short).join(" ")
+    let name = combo_patterns(i % COMBO_COUNT).map(short).join(" ");
+    if i >= COMBO_COUNT {
+        name + " (renju black)"
+    } else {
+        name
+    }
 }
 
 /// Loads the games, fits `K` and the weights, and prints the figures and the new constants.
@@ -517,11 +535,11 @@ pub fn run(opts: &TuneOptions) -> std::io::Result<()> {
     println!("most frequent combinations: cells, prior, compiled, fitted");
     for &i in order.iter().take(24) {
         println!(
-            "  {:<14} {:>9} {:>6.0} {:>6} {:>6.0}",
+            "  {:<28} {:>9} {:>6.0} {:>6} {:>6.0}",
             combo_name(i),
             cells[i],
             prior.combo[i],
-            COMBO_VALUE[i],
+            current.combo[i],
             rounded.combo[i]
         );
     }
@@ -548,9 +566,10 @@ mod tests {
     use crate::eval::tune_data::Rng;
     use crate::game::{Pos, Rule};
 
-    /// Random sparse counts over the fitted combinations.
+    /// Random sparse counts over the fitted combinations of the shared value table (the other
+    /// block is read and fitted by the same code).
     fn random_samples(n: usize, seed: u64) -> Vec<Sample> {
-        let fitted: Vec<u16> = (0..NF)
+        let fitted: Vec<u16> = (0..COMBO_COUNT)
             .filter(|&i| is_fitted(i))
             .map(|i| i as u16)
             .collect();
@@ -809,7 +828,10 @@ mod tests {
     fn rounded_constants_match_the_compiled_ones() {
         let w = Weights::current();
         let text = w.rust_constants();
-        let first: Vec<String> = COMBO_VALUE[..16].iter().map(|v| v.to_string()).collect();
+        let first: Vec<String> = classical::COMBO_VALUE[..16]
+            .iter()
+            .map(|v| v.to_string())
+            .collect();
         assert!(
             text.contains(&format!("    {},\n", first.join(", "))),
             "{text}"
