@@ -8,8 +8,8 @@
 use crate::game::pattern::Pattern;
 use std::sync::OnceLock;
 
-pub use super::weights::{COMBO_VALUE, COMBO_VALUE_RENJU_BLACK, TEMPO_NUM, THREAT_VALUE};
-use crate::game::{Board, Color, Rule};
+pub use super::weights::{COMBO_VALUE, TEMPO_NUM, THREAT_VALUE};
+use crate::game::{Board, Color};
 
 /// What a stone on a cell makes when all four directions are combined, weakest first.
 pub type Class = u8;
@@ -29,25 +29,11 @@ pub const C_OPEN_FOUR: Class = 6;
 pub const C_FIVE: Class = 7;
 pub const CLASS_COUNT: usize = 8;
 
-/// Which table of combination values colour `c` reads under `rule`: black under renju has its
-/// own ([`COMBO_VALUE_RENJU_BLACK`]), everyone else shares [`COMBO_VALUE`].
-#[inline]
-pub fn value_table(rule: Rule, c: Color) -> usize {
-    (rule.has_forbidden() && c == Color::Black) as usize
-}
-pub const VALUE_TABLES: usize = 2;
-
-/// The combination values of table `t` (see [`value_table`]).
-pub fn combo_values(t: usize) -> &'static [i16; COMBO_COUNT] {
-    [&COMBO_VALUE, &COMBO_VALUE_RENJU_BLACK][t]
-}
-
 /// Class and score of a cell from its four direction patterns: the score is the fitted value of
-/// the combination in table `t` (see [`value_table`] and `eval::tune`), whatever the order of
-/// the directions.
+/// the combination ([`COMBO_VALUE`], see `eval::tune`), whatever the order of the directions.
 #[inline]
-pub fn cell_value(pats: [Pattern; 4], t: usize) -> (Class, i32) {
-    (class_of(pats), combo_values(t)[combo_index(pats)] as i32)
+pub fn cell_value(pats: [Pattern; 4]) -> (Class, i32) {
+    (class_of(pats), COMBO_VALUE[combo_index(pats)] as i32)
 }
 
 /// The class a stone makes with these four direction patterns.
@@ -199,20 +185,18 @@ pub fn evaluate_board(board: &Board) -> i32 {
 pub type PackedPatterns = u16;
 pub const PACKED_COMBOS: usize = 1 << 12;
 
-/// Class and score (from value table `t`, see [`value_table`]) of every packed combination of
-/// four direction patterns, so the board turns a changed direction into a new cell value with
-/// one lookup.
-pub fn combo_table(t: usize) -> &'static [(Class, i16); PACKED_COMBOS] {
-    static TABLES: [OnceLock<[(Class, i16); PACKED_COMBOS]>; VALUE_TABLES] =
-        [OnceLock::new(), OnceLock::new()];
-    TABLES[t].get_or_init(|| {
-        let mut table = [(C_NONE, 0i16); PACKED_COMBOS];
-        for (packed, entry) in table.iter_mut().enumerate() {
+/// Class and score of every packed combination of four direction patterns, so the board turns a
+/// changed direction into a new cell value with one lookup.
+pub fn combo_table() -> &'static [(Class, i16); PACKED_COMBOS] {
+    static TABLE: OnceLock<[(Class, i16); PACKED_COMBOS]> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = [(C_NONE, 0i16); PACKED_COMBOS];
+        for (packed, entry) in t.iter_mut().enumerate() {
             let pats = unpack(packed);
-            let (class, score) = cell_value(pats, t);
+            let (class, score) = cell_value(pats);
             *entry = (class, score as i16);
         }
-        table
+        t
     })
 }
 
@@ -272,29 +256,6 @@ mod tests {
             i >> 5,
             "the same threats from black's side"
         );
-    }
-
-    #[test]
-    fn only_black_under_renju_reads_its_own_value_table() {
-        for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju] {
-            for c in [Color::Black, Color::White] {
-                let own = rule == Rule::Renju && c == Color::Black;
-                assert_eq!(value_table(rule, c), own as usize, "{rule:?} {c:?}");
-            }
-        }
-        // The board sums each colour's cells from its table.
-        let black = [(7, 5), (7, 6), (5, 8), (6, 8)];
-        let white = [(0, 0), (14, 14), (0, 14), (14, 0)];
-        let b = board(Rule::Renju, &black, &white, Color::Black);
-        for c in [Color::Black, Color::White] {
-            let values = combo_values(value_table(Rule::Renju, c));
-            let sum: i32 = b
-                .cells_iter()
-                .filter(|&p| b.is_empty(p))
-                .map(|p| values[combo_index([0, 1, 2, 3].map(|d| b.pattern(c, d, p)))] as i32)
-                .sum();
-            assert_eq!(b.score_sum(c), sum, "{c:?}");
-        }
     }
 
     #[test]

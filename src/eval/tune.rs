@@ -30,8 +30,7 @@
 //! pattern (a constant per empty cell).
 
 use super::classical::{
-    self, combo_patterns, combo_values, COMBO_COUNT, TEMPO_NUM, THREAT_COUNT, THREAT_VALUE,
-    VALUE_TABLES,
+    self, combo_patterns, COMBO_COUNT, COMBO_VALUE, TEMPO_NUM, THREAT_COUNT, THREAT_VALUE,
 };
 use super::tune_data::{self, GameRecord};
 use crate::game::pattern::Pattern;
@@ -39,18 +38,17 @@ use crate::game::{Board, Color};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-/// Parameters: the combination values (one block per value table, see
-/// [`classical::value_table`]), then the tempo, then the threat values.
-pub const NF: usize = COMBO_COUNT * VALUE_TABLES;
+/// Parameters: the combination values, then the tempo, then the threat values.
+pub const NF: usize = COMBO_COUNT;
 /// Index of the first threat value.
 pub const NT: usize = NF + 1;
 
 /// The prior's tempo (with [`classical::additive_value`], the sixth session's evaluation).
 const PRIOR_TEMPO: f64 = 23.0 / 16.0;
 
-/// Whether the value of combination parameter `i` is fitted.
+/// Whether the value of combination `i` is fitted.
 pub fn is_fitted(i: usize) -> bool {
-    let pats = combo_patterns(i % COMBO_COUNT);
+    let pats = combo_patterns(i);
     pats[0] != Pattern::Five && pats[0] != Pattern::None
 }
 
@@ -69,8 +67,7 @@ pub struct Sample {
     pub threat: u16,
 }
 
-/// The combination counts of colour `c` over every empty cell, as parameter indices (the
-/// colour's value table's block).
+/// The combination counts of colour `c` over every empty cell.
 pub fn features(b: &Board, c: Color) -> Vec<(u16, f32)> {
     let mut counts = [0u16; COMBO_COUNT];
     for p in b.cells_iter() {
@@ -79,12 +76,11 @@ pub fn features(b: &Board, c: Color) -> Vec<(u16, f32)> {
             counts[classical::combo_index(pats)] += 1;
         }
     }
-    let block = classical::value_table(b.rule(), c) * COMBO_COUNT;
     counts
         .iter()
         .enumerate()
         .filter(|&(_, &n)| n > 0)
-        .map(|(i, &n)| ((block + i) as u16, n as f32))
+        .map(|(i, &n)| (i as u16, n as f32))
         .collect()
 }
 
@@ -103,7 +99,7 @@ pub fn sample(b: &Board, result: f64) -> Sample {
 /// The evaluation's weights as the engine spells them (real-valued while fitting).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Weights {
-    /// Value of each combination, one block of [`COMBO_COUNT`] per value table.
+    /// Value of each combination (indexed as [`COMBO_VALUE`]).
     pub combo: Vec<f64>,
     /// Weight of the side to move's sum (`TEMPO_NUM / 16`).
     pub tempo: f64,
@@ -115,17 +111,15 @@ impl Weights {
     /// The weights compiled into `eval::weights`.
     pub fn current() -> Weights {
         Weights {
-            combo: (0..NF)
-                .map(|i| combo_values(i / COMBO_COUNT)[i % COMBO_COUNT] as f64)
-                .collect(),
+            combo: COMBO_VALUE.iter().map(|&v| v as f64).collect(),
             tempo: TEMPO_NUM as f64 / 16.0,
             threat: THREAT_VALUE.iter().map(|&v| v as f64).collect(),
         }
     }
     /// The additive prior (see the module text).
     pub fn prior() -> Weights {
-        let combo = (0..NF)
-            .map(|i| classical::additive_value(combo_patterns(i % COMBO_COUNT)) as f64)
+        let combo = (0..COMBO_COUNT)
+            .map(|i| classical::additive_value(combo_patterns(i)) as f64)
             .collect();
         Weights {
             combo,
@@ -158,20 +152,13 @@ impl Weights {
     /// The constants of `eval::weights` for these (rounded) weights.
     pub fn rust_constants(&self) -> String {
         let r = self.rounded();
-        let mut text = String::new();
-        for (name, block) in ["COMBO_VALUE", "COMBO_VALUE_RENJU_BLACK"]
-            .iter()
-            .zip(r.combo.chunks(COMBO_COUNT))
-        {
-            text.push_str(&format!("pub const {name}: [i16; COMBO_COUNT] = [\n"));
-            for row in block.chunks(16) {
-                let row: Vec<String> = row.iter().map(|v| (*v as i64).to_string()).collect();
-                text.push_str(&format!("    {},\n", row.join(", ")));
-            }
-            text.push_str("];\n");
+        let mut text = String::from("pub const COMBO_VALUE: [i16; COMBO_COUNT] = [\n");
+        for row in r.combo.chunks(16) {
+            let row: Vec<String> = row.iter().map(|v| (*v as i64).to_string()).collect();
+            text.push_str(&format!("    {},\n", row.join(", ")));
         }
         text.push_str(&format!(
-            "pub const TEMPO_NUM: i32 = {};",
+            "];\npub const TEMPO_NUM: i32 = {};",
             (r.tempo * 16.0).round() as i64
         ));
         text.push_str("\npub const THREAT_VALUE: [i16; THREAT_COUNT] = [\n");
@@ -445,12 +432,7 @@ fn combo_name(i: usize) -> String {
         Pattern::OpenFour => "o4",
         Pattern::Five => "5",
     };
-    let name = combo_patterns(i % COMBO_COUNT).map(short).join(" ");
-    if i >= COMBO_COUNT {
-        name + " (renju black)"
-    } else {
-        name
-    }
+    combo_patterns(i).map(short).join(" ")
 }
 
 /// Loads the games, fits `K` and the weights, and prints the figures and the new constants.
@@ -535,11 +517,11 @@ pub fn run(opts: &TuneOptions) -> std::io::Result<()> {
     println!("most frequent combinations: cells, prior, compiled, fitted");
     for &i in order.iter().take(24) {
         println!(
-            "  {:<28} {:>9} {:>6.0} {:>6} {:>6.0}",
+            "  {:<14} {:>9} {:>6.0} {:>6} {:>6.0}",
             combo_name(i),
             cells[i],
             prior.combo[i],
-            current.combo[i],
+            COMBO_VALUE[i],
             rounded.combo[i]
         );
     }
@@ -566,10 +548,9 @@ mod tests {
     use crate::eval::tune_data::Rng;
     use crate::game::{Pos, Rule};
 
-    /// Random sparse counts over the fitted combinations of the shared value table (the other
-    /// block is read and fitted by the same code).
+    /// Random sparse counts over the fitted combinations.
     fn random_samples(n: usize, seed: u64) -> Vec<Sample> {
-        let fitted: Vec<u16> = (0..COMBO_COUNT)
+        let fitted: Vec<u16> = (0..NF)
             .filter(|&i| is_fitted(i))
             .map(|i| i as u16)
             .collect();
@@ -828,10 +809,7 @@ mod tests {
     fn rounded_constants_match_the_compiled_ones() {
         let w = Weights::current();
         let text = w.rust_constants();
-        let first: Vec<String> = classical::COMBO_VALUE[..16]
-            .iter()
-            .map(|v| v.to_string())
-            .collect();
+        let first: Vec<String> = COMBO_VALUE[..16].iter().map(|v| v.to_string()).collect();
         assert!(
             text.contains(&format!("    {},\n", first.join(", "))),
             "{text}"

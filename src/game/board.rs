@@ -31,12 +31,11 @@ fn info_packed(info: CellInfo) -> u32 {
 }
 
 /// The [`CellInfo`] of every packed combination of four direction patterns (class and score
-/// from [`classical::combo_table`] of value table `t`).
-fn info_table(t: usize) -> &'static [CellInfo; PACKED_COMBOS] {
-    static TABLES: [OnceLock<[CellInfo; PACKED_COMBOS]>; classical::VALUE_TABLES] =
-        [OnceLock::new(), OnceLock::new()];
-    TABLES[t].get_or_init(|| {
-        let combos = classical::combo_table(t);
+/// from [`classical::combo_table`]).
+fn info_table() -> &'static [CellInfo; PACKED_COMBOS] {
+    static TABLE: OnceLock<[CellInfo; PACKED_COMBOS]> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let combos = classical::combo_table();
         let mut t = [0; PACKED_COMBOS];
         for (packed, info) in t.iter_mut().enumerate() {
             let (class, score) = combos[packed];
@@ -172,8 +171,7 @@ pub struct Board {
     score_sum: [i32; 2],
     class_count: [[u16; CLASS_COUNT]; 2],
     table: &'static RuleTable,
-    /// Per colour: cell info by packed patterns (black under renju reads its own values).
-    infos: [&'static [CellInfo; PACKED_COMBOS]; 2],
+    infos: &'static [CellInfo; PACKED_COMBOS],
     additive: &'static [i16; PACKED_COMBOS],
     /// The cell infos each move changed (cell index and old value), so `undo` restores them
     /// instead of recomputing; `plies` holds one entry per move of a suffix of `history`.
@@ -222,8 +220,7 @@ impl Board {
             score_sum: [0; 2],
             class_count: [[0; CLASS_COUNT]; 2],
             table: RuleTable::get(rule),
-            infos: [Color::Black, Color::White]
-                .map(|c| info_table(classical::value_table(rule, c))),
+            infos: info_table(),
             additive: classical::additive_table(),
             saved: Vec::with_capacity(64 * 32),
             plies: Vec::with_capacity(64),
@@ -304,7 +301,7 @@ impl Board {
             for (d, e) in entries.iter().enumerate() {
                 packed |= ((e >> (8 * c)) & 7) << (3 * d);
             }
-            *info = self.infos[c][packed as usize];
+            *info = self.infos[packed as usize];
             self.score_sum[c] += info_score(*info);
             self.class_count[c][info_class(*info) as usize] += 1;
         }
@@ -325,8 +322,8 @@ impl Board {
         }
         let mask = !(7 << (3 * d));
         let new = [
-            self.infos[0][((info_packed(old[0]) & mask) | new_b << (3 * d)) as usize],
-            self.infos[1][((info_packed(old[1]) & mask) | new_w << (3 * d)) as usize],
+            self.infos[((info_packed(old[0]) & mask) | new_b << (3 * d)) as usize],
+            self.infos[((info_packed(old[1]) & mask) | new_w << (3 * d)) as usize],
         ];
         for c in 0..2 {
             self.score_sum[c] += info_score(new[c]) - info_score(old[c]);
@@ -422,9 +419,9 @@ impl Board {
                     saved.push(((p + i - REACH) as u16, old));
                     let mask = !(7 << (3 * DI));
                     let new = [
-                        infos[0]
+                        infos
                             [(((info_packed(old[0]) & mask) | new_b << (3 * DI)) & 0xfff) as usize],
-                        infos[1]
+                        infos
                             [(((info_packed(old[1]) & mask) | new_w << (3 * DI)) & 0xfff) as usize],
                     ];
                     for c in 0..2 {
