@@ -7,6 +7,7 @@ use crate::game::{Board, Color, Foul, Pos, Rule};
 
 const FORBIDDEN: &str = include_str!("testdata/forbidden.txt");
 const FORBIDDEN_SETS: &str = include_str!("testdata/forbidden_sets.txt");
+const FORBIDDEN_SETS_RANDOM: &str = include_str!("testdata/forbidden_sets_random.txt");
 
 // ---------------------------------------------------------------------------------------------
 // Corpus parsing
@@ -242,8 +243,19 @@ fn corpus_forbidden_point_queries() {
 
 #[test]
 fn corpus_complete_forbidden_sets() {
-    let cases = parse_cases(FORBIDDEN_SETS);
-    assert!(cases.len() >= 30, "only {} cases parsed", cases.len());
+    check_forbidden_sets(FORBIDDEN_SETS, "forbidden_sets.txt", 30);
+}
+
+/// Random positions whose forbidden points two independent implementations agreed on.
+#[test]
+fn cross_checked_random_forbidden_sets() {
+    check_forbidden_sets(FORBIDDEN_SETS_RANDOM, "forbidden_sets_random.txt", 150);
+}
+
+/// Every case's complete set of forbidden points (and `is_legal` agreeing with `foul`).
+fn check_forbidden_sets(corpus: &str, name: &str, min_cases: usize) {
+    let cases = parse_cases(corpus);
+    assert!(cases.len() >= min_cases, "only {} cases parsed", cases.len());
     let mut failures = Vec::new();
     for case in &cases {
         assert_eq!(case.get("rule"), "renju", "{}", case.id());
@@ -263,7 +275,7 @@ fn corpus_complete_forbidden_sets() {
     }
     assert!(
         failures.is_empty(),
-        "{} problems in {} forbidden_sets.txt cases:\n{}",
+        "{} problems in {} {name} cases:\n{}",
         failures.len(),
         cases.len(),
         failures.join("\n")
