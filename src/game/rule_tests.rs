@@ -255,7 +255,11 @@ fn cross_checked_random_forbidden_sets() {
 /// Every case's complete set of forbidden points (and `is_legal` agreeing with `foul`).
 fn check_forbidden_sets(corpus: &str, name: &str, min_cases: usize) {
     let cases = parse_cases(corpus);
-    assert!(cases.len() >= min_cases, "only {} cases parsed", cases.len());
+    assert!(
+        cases.len() >= min_cases,
+        "only {} cases parsed",
+        cases.len()
+    );
     let mut failures = Vec::new();
     for case in &cases {
         assert_eq!(case.get("rule"), "renju", "{}", case.id());
