@@ -93,6 +93,8 @@ struct Engine {
     rx: Receiver<(Event, Instant)>,
     eof: bool,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// The thread reading stderr: it ends when the process and its pipe are gone.
+    stderr_reader: Option<thread::JoinHandle<()>>,
     status: Option<ExitStatus>,
     log: VecDeque<String>,
     start: Instant,
@@ -109,6 +111,8 @@ impl Engine {
             .args(args)
             .current_dir(work_dir())
             .env("RUST_BACKTRACE", "1")
+            // The engine must stay silent on stderr by default (see `Expect::Exit`).
+            .env_remove("RUST_LOG")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -157,7 +161,7 @@ impl Engine {
         });
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&stderr);
-        thread::spawn(move || {
+        let stderr_reader = thread::spawn(move || {
             let mut buf = [0u8; 8192];
             loop {
                 match stderr_pipe.read(&mut buf) {
@@ -181,6 +185,7 @@ impl Engine {
             rx,
             eof: false,
             stderr,
+            stderr_reader: Some(stderr_reader),
             status: None,
             log: VecDeque::new(),
             start,
@@ -516,7 +521,8 @@ impl Model {
                 let nums: Vec<Option<i64>> = toks[1..].iter().map(|t| t.parse().ok()).collect();
                 Op::Start(match nums.as_slice() {
                     [Some(n)] => Some((*n, *n)),
-                    [Some(a), Some(b)] if a == b => Some((*a, *a)),
+                    // Yixin-Board's `start w h`: its points are `row,col`, so x runs to h.
+                    [Some(w), Some(h)] => Some((*h, *w)),
                     _ => None,
                 })
             }
@@ -1262,7 +1268,21 @@ impl Run {
                         "stdout closed but the process still runs after {ms} ms"
                     )),
                     Some(st) if !st.success() => Err(format!("exited with {st}")),
-                    Some(_) => Ok(()),
+                    Some(_) => {
+                        // Piskvork gives a brain one pipe for stdout and stderr: a line on
+                        // stderr would be read as an answer.
+                        if let Some(reader) = self.eng.stderr_reader.take() {
+                            let _ = reader.join();
+                        }
+                        let err = self.eng.stderr_tail();
+                        if err.trim().is_empty() {
+                            Ok(())
+                        } else {
+                            Err(format!(
+                                "wrote to stderr (Piskvork reads it as stdout):\n{err}"
+                            ))
+                        }
+                    }
                 }
             }
         }

@@ -3,7 +3,9 @@
 //! evaluation tuner.
 
 fn main() {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+    // Silent unless RUST_LOG asks for logs: Piskvork hands a brain one pipe for both stdout and
+    // stderr, and reads any line on it as the brain's answer.
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("off"))
         .target(env_logger::Target::Stderr)
         .init();
     let mut args: Vec<String> = std::env::args().skip(1).collect();

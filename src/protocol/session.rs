@@ -730,9 +730,17 @@ impl Session {
         let best = match best {
             Some(p) if !p.is_none() && board.is_legal(p, me) => Some(p),
             _ => {
-                log::error!("search gave no move; falling back to the first legal point");
+                // The search has no move when every move loses at once (renju: black's only
+                // block of a four is forbidden). Only a debug log: under Piskvork stderr is the
+                // same pipe as stdout, so any stderr line would be read as the answer.
+                log::debug!("search gave no move; playing the first legal point near a stone");
                 let points: Vec<_> = board.cells_iter().filter(|&p| board.is_empty(p)).collect();
-                points.into_iter().find(|&p| board.is_legal(p, me))
+                let legal: Vec<_> = points
+                    .into_iter()
+                    .filter(|&p| board.is_legal(p, me))
+                    .collect();
+                let near = legal.iter().copied().find(|&p| board.near(p));
+                near.or_else(|| legal.first().copied())
             }
         };
         let Some(best) = best else {
