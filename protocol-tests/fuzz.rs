@@ -515,9 +515,10 @@ fn exact_line(rng: &mut Rng) -> (Vec<u8>, Command) {
                         blank(rng),
                         blank(rng)
                     ),
+                    // Yixin-Board's `START w h`: its points are `row,col`, so x runs to h.
                     Command::Start {
-                        width: n,
-                        height: m,
+                        width: m,
+                        height: n,
                     },
                 )
             } else {

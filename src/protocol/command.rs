@@ -386,9 +386,10 @@ fn parse_start(args: &[&str]) -> Command {
             Some(n) => start(n, n),
             None => Command::Invalid(format!("bad START parameter '{}'", clip(n))),
         },
-        // Yixin-Board sends `START w h`.
+        // Yixin-Board sends `START w h` but writes and reads every point as `row,col`: its
+        // first coordinate runs over the h rows, so that is this engine's x.
         [w, h] => match (parse_int(w), parse_int(h)) {
-            (Some(w), Some(h)) => start(w, h),
+            (Some(w), Some(h)) => start(h, w),
             _ => Command::Invalid("bad START parameters".into()),
         },
         [] => Command::Invalid("START needs a board size".into()),
@@ -434,6 +435,14 @@ mod tests {
             Command::Start {
                 width: 20,
                 height: 20
+            }
+        );
+        // Yixin-Board's `start w h` with w != h: its points are `row,col`, row < h.
+        assert_eq!(
+            one("start 15 20"),
+            Command::Start {
+                width: 20,
+                height: 15
             }
         );
         assert_eq!(
