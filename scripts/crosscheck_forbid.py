@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Cross-check renju forbidden points between two pbrain engines that answer YXSHOWFORBID.
 
-Random renju positions (black to move, no five point for either side: a pending five makes the
-other points moot, and engines differ there) are set with YXBOARD; both engines list black's
-forbidden points. Mismatches are printed; with --out, positions whose sets agree are written in
+Random renju positions (black to move, no five point for either side; with --black-five only
+positions where black has one and white none, where a three whose straight-four point is that five
+point is no real three for the referees) are set with YXBOARD; both engines list black's forbidden
+points. Mismatches are printed; with --out, positions whose sets agree are written in
 the ../shared/positions corpus format (kinds as '?'), as src/game/testdata/
 forbidden_sets_random.txt was made (Tengen against a local build of Rapfi-classical).
 
@@ -78,6 +79,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", type=int, default=0, help="agreeing positions to write")
     ap.add_argument("--out")
+    ap.add_argument("--black-five", action="store_true",
+                    help="only positions where black has a five point (white none)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     a, b = Engine([args.engine_a]), Engine([args.engine_b])
@@ -90,7 +93,7 @@ def main():
         cells = [(x, y) for x in range(lo, lo + span) for y in range(lo, lo + span)]
         rng.shuffle(cells)
         black, white = set(cells[:n]), set(cells[n:2 * n])
-        if (has_five_point(black, white, args.size, True)
+        if (has_five_point(black, white, args.size, True) != args.black_five
                 or has_five_point(white, black, args.size, False)):
             continue
         moves = [m for pair in zip(list(black), list(white)) for m in pair]
@@ -105,7 +108,8 @@ def main():
             def stones(s):
                 return ";".join(f"{x},{y}" for x, y in sorted(s, key=lambda p: (p[1], p[0])))
             answer = ";".join(f"{x},{y}:?" for x, y in fb) or "none"
-            kept.append(f"id=fx-{args.size}-{args.seed}-{t} rule=renju size={args.size} "
+            tag = "fx5" if args.black_five else "fx"
+            kept.append(f"id={tag}-{args.size}-{args.seed}-{t} rule=renju size={args.size} "
                         f"tomove=black black={stones(black)} white={stones(white)} "
                         f"answer=forbidden_set:{answer} verify=crosscheck "
                         f"src=random-{args.seed}")

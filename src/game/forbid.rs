@@ -3,7 +3,9 @@
 //! A black move is a foul when it makes no five and makes a double-four, a double-three or an
 //! overline. A three counts only when the stone that turns it into a straight four is itself a
 //! legal move with the three on the board, so the test recurses; the recursion is bounded
-//! because every level adds a stone.
+//! because every level adds a stone. As the referees judge it (Piskvork's algorithm, and Rapfi),
+//! that stone must not make a five in another line either: a point where black already wins
+//! turns no three into a straight four.
 
 use super::pos::{Cell, Pos, DIRS};
 
@@ -125,7 +127,7 @@ fn fours_in_line(cells: &mut [u8], p: Pos, d: isize) -> usize {
 }
 
 /// Whether the black stone on `p` makes a real three along `d`: some empty point turns the line
-/// into a straight four through `p`, and that point is not itself forbidden.
+/// into a straight four through `p`, and that point is neither forbidden nor a five point.
 fn is_real_three(cells: &mut [u8], p: Pos, d: isize, depth: u32) -> bool {
     for k in -3isize..=3 {
         let q = p.step(d, k);
@@ -134,12 +136,21 @@ fn is_real_three(cells: &mut [u8], p: Pos, d: isize, depth: u32) -> bool {
         }
         cells[q.idx()] = B;
         let straight = is_straight_four(cells, p, d);
+        let five = straight && makes_five(cells, q);
         cells[q.idx()] = E;
-        if straight && foul_at_depth(cells, q, depth + 1).is_none() {
+        if straight && !five && foul_at_depth(cells, q, depth + 1).is_none() {
             return true;
         }
     }
     false
+}
+
+/// Whether the black stone on `q` makes an exact five in some direction.
+fn makes_five(cells: &[u8], q: Pos) -> bool {
+    DIRS.iter().any(|&d| {
+        let (a, b) = run(cells, q, d);
+        b - a + 1 == 5
+    })
 }
 
 /// Whether the black run through `p` along `d` is exactly four long with both completion points

@@ -8,6 +8,7 @@ use crate::game::{Board, Color, Foul, Pos, Rule};
 const FORBIDDEN: &str = include_str!("testdata/forbidden.txt");
 const FORBIDDEN_SETS: &str = include_str!("testdata/forbidden_sets.txt");
 const FORBIDDEN_SETS_RANDOM: &str = include_str!("testdata/forbidden_sets_random.txt");
+const FORBIDDEN_SETS_BLACK_FIVE: &str = include_str!("testdata/forbidden_sets_black_five.txt");
 
 // ---------------------------------------------------------------------------------------------
 // Corpus parsing
@@ -250,6 +251,72 @@ fn corpus_complete_forbidden_sets() {
 #[test]
 fn cross_checked_random_forbidden_sets() {
     check_forbidden_sets(FORBIDDEN_SETS_RANDOM, "forbidden_sets_random.txt", 150);
+}
+
+/// The same where black already has a five point: the referees (Piskvork's algorithm, Rapfi) do
+/// not count a three whose straight-four point is that five point.
+#[test]
+fn cross_checked_forbidden_sets_with_a_black_five_point() {
+    check_forbidden_sets(
+        FORBIDDEN_SETS_BLACK_FIVE,
+        "forbidden_sets_black_five.txt",
+        80,
+    );
+}
+
+/// A double three whose one three turns into a straight four only on black's five point is no
+/// foul: that three is not real (the referee's rule, checked against Piskvork's algorithm).
+#[test]
+fn a_three_completed_only_on_a_five_point_is_not_real() {
+    // Column 10: a black four (10,3..6) blocked at 10,2, so 10,7 is black's five point.
+    // Row 7: 8,7 9,7 and the move 7,7 make a three whose only straight four needs 10,7 (5,7 is
+    // white). Column 7: 7,7 7,8 7,9, an open three.
+    let black = [
+        (10, 3),
+        (10, 4),
+        (10, 5),
+        (10, 6),
+        (8, 7),
+        (9, 7),
+        (7, 8),
+        (7, 9),
+    ];
+    let white = [
+        (10, 2),
+        (5, 7),
+        (0, 0),
+        (0, 14),
+        (14, 0),
+        (14, 14),
+        (2, 12),
+        (12, 12),
+    ];
+    let mut b = setup(15, &black, &white);
+    assert_eq!(b.foul(at(7, 7)), None);
+    assert!(b.is_legal(at(7, 7), Color::Black));
+    // Without the five point (10,6 white instead of black) the same shape is a double three.
+    let black = [
+        (10, 3),
+        (10, 4),
+        (10, 5),
+        (1, 1),
+        (8, 7),
+        (9, 7),
+        (7, 8),
+        (7, 9),
+    ];
+    let white = [
+        (10, 2),
+        (5, 7),
+        (0, 0),
+        (0, 14),
+        (14, 0),
+        (10, 6),
+        (2, 12),
+        (12, 12),
+    ];
+    let mut b = setup(15, &black, &white);
+    assert_eq!(b.foul(at(7, 7)), Some(Foul::DoubleThree));
 }
 
 /// Every case's complete set of forbidden points (and `is_legal` agreeing with `foul`).
