@@ -268,54 +268,21 @@ fn cross_checked_forbidden_sets_with_a_black_five_point() {
 /// foul: that three is not real (the referee's rule, checked against Piskvork's algorithm).
 #[test]
 fn a_three_completed_only_on_a_five_point_is_not_real() {
-    // Column 10: a black four (10,3..6) blocked at 10,2, so 10,7 is black's five point.
-    // Row 7: 8,7 9,7 and the move 7,7 make a three whose only straight four needs 10,7 (5,7 is
-    // white). Column 7: 7,7 7,8 7,9, an open three.
-    let black = [
-        (10, 3),
-        (10, 4),
-        (10, 5),
-        (10, 6),
-        (8, 7),
-        (9, 7),
-        (7, 8),
-        (7, 9),
-    ];
-    let white = [
-        (10, 2),
-        (5, 7),
-        (0, 0),
-        (0, 14),
-        (14, 0),
-        (14, 14),
-        (2, 12),
-        (12, 12),
-    ];
-    let mut b = setup(15, &black, &white);
+    // Column 10: black 10,3..5 with white at 10,2. Row 7: 8,7 9,7 and the move 7,7 make a three
+    // whose only straight four needs 10,7 (5,7 is white). Column 7: 7,7 7,8 7,9, an open three.
+    let shape = |black_extra, white_extra| {
+        let mut black = vec![(10, 3), (10, 4), (10, 5), (8, 7), (9, 7), (7, 8), (7, 9)];
+        let mut white = vec![(10, 2), (5, 7), (0, 0), (0, 14), (14, 0), (2, 12), (12, 12)];
+        black.push(black_extra);
+        white.push(white_extra);
+        setup(15, &black, &white)
+    };
+    // Black on 10,6: 10,7 is black's five point, so the row's three is not real.
+    let mut b = shape((10, 6), (14, 14));
     assert_eq!(b.foul(at(7, 7)), None);
     assert!(b.is_legal(at(7, 7), Color::Black));
-    // Without the five point (10,6 white instead of black) the same shape is a double three.
-    let black = [
-        (10, 3),
-        (10, 4),
-        (10, 5),
-        (1, 1),
-        (8, 7),
-        (9, 7),
-        (7, 8),
-        (7, 9),
-    ];
-    let white = [
-        (10, 2),
-        (5, 7),
-        (0, 0),
-        (0, 14),
-        (14, 0),
-        (10, 6),
-        (2, 12),
-        (12, 12),
-    ];
-    let mut b = setup(15, &black, &white);
+    // White on 10,6 instead: no five point, and the same shape is a double three.
+    let mut b = shape((1, 1), (10, 6));
     assert_eq!(b.foul(at(7, 7)), Some(Foul::DoubleThree));
 }
 
