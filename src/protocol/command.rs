@@ -401,7 +401,14 @@ fn parse_start(args: &[&str]) -> Command {
 fn clip(s: &str) -> String {
     let s: String = s
         .chars()
-        .map(|c| if c.is_control() { '?' } else { c })
+        // ASCII only: a manager may read replies in any code page.
+        .map(|c| {
+            if c.is_ascii_graphic() || c == ' ' {
+                c
+            } else {
+                '?'
+            }
+        })
         .collect();
     if s.chars().count() > 60 {
         format!("{}...", s.chars().take(60).collect::<String>())
@@ -503,6 +510,10 @@ mod tests {
             }
         );
         assert!(matches!(one("HELLO world"), Command::Unknown(_)));
+        // The echo of a line that is not UTF-8 is plain ASCII.
+        let mut p = Parser::default();
+        let v = p.feed(b"\xff\xfeHI \xe9t\xc3\xa9\tx\n");
+        assert_eq!(v, vec![Command::Unknown("??HI ?t??x".into())]);
     }
 
     #[test]
