@@ -60,9 +60,9 @@ runner="$root/target/release/tengen-match"
 default_book() {
     local r
     case "${1,,}" in
-        freestyle|gomoku|0) r=freestyle ;;
+        freestyle|gomoku|0|5) r=freestyle ;;
         standard|exact|1|3) r=standard ;;
-        renju|2|4|5|6|7) r=renju ;;
+        renju|2|4|6|7) r=renju ;;
         caro|caro9|9) r=caro ;;
         *) return 0 ;;
     esac

@@ -10,7 +10,9 @@ Usage: scripts/soak.sh [options]
 Builds release, then plays target/release/pbrain-tengen against itself with tengen-match over
 every (rule, size) combination, splitting the games evenly, and prints per-combination and total
 fault counts, the slowest reply against its limit, and the wall time. Exits 1 if any game ended
-by a fault (or a renju foul, which a correct engine never commits).
+by a fault (or a renju foul, which a correct engine never commits). Replies are read as strictly
+as Piskvork reads them (tengen-match --strict): any line that is not a move, MESSAGE or DEBUG
+while a move is awaited is a fault.
 
 Options:
   --games N        games in total                      (default 200)
@@ -134,7 +136,7 @@ for rule in "${rule_list[@]}"; do
         "$runner" \
             --engine "cmd=$engine" name=A --engine "cmd=$engine" name=B \
             --each "tc=$match_s/$turn_s" "memory=$maxmem" --rule "$rule" --size "$size" --games "$n" \
-            --concurrency "$conc" --tolerance "$tol" --seed "$seed" \
+            --concurrency "$conc" --tolerance "$tol" --seed "$seed" --strict \
             --records "$out/$tag" --json "$json" $log "${openings[@]}" >"$out/$tag.txt" 2>"$out/$tag.err" &
         rpid=$!
         peak_kb=$(sample_peak_kb "$rpid")

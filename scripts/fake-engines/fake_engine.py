@@ -12,6 +12,7 @@ it misbehave at its AT-th move of a game (default 3):
   offboard  answers a point off the board
   error     answers "ERROR fake failure"
   garbage   answers "hello there"
+  noisy     at its AT-th move prints "ERROR fake warning" and "hello there", then moves
   silent    never answers anything, not even ABOUT or START (and ignores END)
   noend     plays normally but hangs on END (must be killed)
   slow      sleeps 300 ms per move (within limits with the default tolerance)
@@ -95,6 +96,9 @@ def move():
         elif MODE == "garbage":
             out("hello there")
             return
+        elif MODE == "noisy":
+            out("ERROR fake warning")
+            out("hello there")
     if MODE == "slow":
         time.sleep(0.3)
     if MODE == "first":

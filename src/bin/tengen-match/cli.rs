@@ -44,6 +44,10 @@ OPTIONS:
   --suspend           stop each engine (SIGSTOP) while it is not on move, as GomocupJudge
                       does, so no engine can think on the opponent's time
   --lf                end lines with LF (default CR LF like GomocupJudge)
+  --strict            Piskvork's reading of the replies: an ERROR line or any other line that
+                      is not a move, MESSAGE or DEBUG loses the game at once (default: such
+                      lines are noted as warnings and skipped, as GomocupJudge and
+                      c-gomoku-cli do)
   --game-type N       INFO game_type value [1]
   --seed N            seed for openings and their order [time based; printed]
   --sprt elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [min_pairs=10]
@@ -65,7 +69,8 @@ pub struct EngineSpec {
     pub cwd: PathBuf,
     /// Match time in ms; 0 = unlimited.
     pub match_ms: u64,
-    /// Turn time in ms; 0 = unlimited (INFO timeout_turn 0 is still sent).
+    /// Turn time in ms; 0 = unlimited (then no INFO timeout_turn is sent: the protocol's
+    /// `timeout_turn 0` means "move at once", as c-gomoku-cli knows).
     pub turn_ms: u64,
     pub inc_ms: u64,
     pub max_memory: u64,
@@ -113,6 +118,8 @@ pub struct Config {
     pub wait_ok: bool,
     pub suspend: bool,
     pub crlf: bool,
+    /// Piskvork's strict reading of replies (see `--strict`).
+    pub strict: bool,
     pub game_type: i64,
     pub seed: u64,
     pub sprt: Option<SprtParams>,
@@ -166,7 +173,13 @@ fn resolve_program(prog: &str) -> Result<(PathBuf, PathBuf)> {
             .unwrap_or_else(|| PathBuf::from("/"));
         Ok((abs, dir))
     } else {
-        // Looked up in PATH; runs in the runner's directory.
+        // Looked up in PATH; runs in the runner's directory. A name found nowhere stops the
+        // run now instead of losing every game as a crash.
+        let found = std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(prog).is_file()));
+        if !found {
+            bail!("engine program '{prog}' not found in PATH");
+        }
         Ok((PathBuf::from(prog), std::env::current_dir()?))
     }
 }
@@ -278,6 +291,7 @@ pub fn parse(args: &[String]) -> Result<Option<Config>> {
         wait_ok: false,
         suspend: false,
         crlf: true,
+        strict: false,
         game_type: 1,
         seed: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -331,7 +345,10 @@ pub fn parse(args: &[String]) -> Result<Option<Config>> {
             }
             "--rule" => {
                 let v = next(&mut i, a)?;
-                cfg.rule = Rule::from_name(&v).ok_or_else(|| anyhow!("unknown rule '{v}'"))?;
+                // A name, or any `INFO rule` number as the engine reads it (5 is freestyle).
+                cfg.rule = Rule::from_name(&v)
+                    .or_else(|| v.parse().ok().and_then(Rule::from_info))
+                    .ok_or_else(|| anyhow!("unknown rule '{v}'"))?;
             }
             "--size" => cfg.size = next(&mut i, a)?.parse().context("--size")?,
             "--games" => cfg.games = next(&mut i, a)?.parse().context("--games")?,
@@ -383,6 +400,7 @@ pub fn parse(args: &[String]) -> Result<Option<Config>> {
             "--wait-ok" => cfg.wait_ok = true,
             "--suspend" => cfg.suspend = true,
             "--lf" => cfg.crlf = false,
+            "--strict" => cfg.strict = true,
             "--game-type" => {
                 cfg.game_type = next(&mut i, a)?.parse().with_context(|| a.to_string())?
             }
@@ -415,6 +433,20 @@ pub fn parse(args: &[String]) -> Result<Option<Config>> {
     }
     if !(5..=32).contains(&cfg.size) {
         bail!("--size must be 5..32");
+    }
+    // Random openings lie within 3 points of the centre; past two fifths of that area a random
+    // position without a four for either side gets too rare to draw.
+    let side = 2 * (cfg.size / 2).min(3) + 1;
+    let most = side * side * 2 / 5;
+    if cfg.openings.is_none() && cfg.random_stones.1 > most {
+        bail!(
+            "--random-stones: at most {most} stones fit a random opening on {0}x{0}",
+            cfg.size
+        );
+    }
+    if let Some(j) = &cfg.json {
+        // Fail now, not after the whole match.
+        std::fs::write(j, "").with_context(|| format!("cannot write --json {}", j.display()))?;
     }
     if cfg.concurrency == 0 {
         cfg.concurrency = 1;

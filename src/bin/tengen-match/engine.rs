@@ -102,14 +102,21 @@ pub struct Engine {
     dead: bool,
     /// Whether an `OK` to START is still expected (accepted once while waiting for a move).
     ok_pending: bool,
-    /// Harmless protocol deviations seen (extra OK, UNKNOWN, ERROR between moves).
+    /// Protocol deviations that cost nothing (extra OK, UNKNOWN; ERROR and unreadable lines
+    /// unless `strict`).
     pub warnings: Vec<String>,
     suspended: bool,
+    /// Piskvork's reading: an ERROR or unreadable line instead of a move loses.
+    strict: bool,
 }
 
 impl Engine {
-    pub fn spawn(spec: &EngineSpec, crlf: bool) -> Result<Engine, Fault> {
-        let mut child = Command::new(&spec.program)
+    pub fn spawn(spec: &EngineSpec, crlf: bool, strict: bool) -> Result<Engine, Fault> {
+        let mut command = Command::new(&spec.program);
+        // A process group of its own, so that signals reach what a wrapper script starts.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
             .args(&spec.args)
             .current_dir(&spec.cwd)
             .stdin(Stdio::piped())
@@ -185,6 +192,7 @@ impl Engine {
             ok_pending: false,
             warnings: Vec::new(),
             suspended: false,
+            strict,
         })
     }
 
@@ -348,7 +356,11 @@ impl Engine {
                         continue;
                     }
                     if starts_with_word_ci(t, "ERROR") {
-                        return Err(Fault::new(FaultKind::Error, format!("answered '{t}'")));
+                        if self.strict {
+                            return Err(Fault::new(FaultKind::Error, format!("answered '{t}'")));
+                        }
+                        self.warnings.push(format!("'{t}' instead of a move"));
+                        continue;
                     }
                     if starts_with_word_ci(t, "SUGGEST") {
                         // Gomocup plays the suggestion: PLAY it and read the echoed move.
@@ -359,6 +371,13 @@ impl Engine {
                         self.send(&[format!("PLAY {mv}")])?;
                         continue;
                     }
+                    let Some((x, y)) = parse_move(t) else {
+                        if self.strict {
+                            return Err(self.crash_fault(format!("unreadable output '{t}'")));
+                        }
+                        self.warnings.push(format!("unreadable '{t}' skipped"));
+                        continue;
+                    };
                     let elapsed = at.saturating_duration_since(sent);
                     if elapsed > allowed {
                         return Err(Fault::new(
@@ -370,10 +389,7 @@ impl Engine {
                             ),
                         ));
                     }
-                    return match parse_move(t) {
-                        Some((x, y)) => Ok(Reply { x, y, elapsed }),
-                        None => Err(self.crash_fault(format!("unreadable output '{t}'"))),
-                    };
+                    return Ok(Reply { x, y, elapsed });
                 }
                 Ok(None) => {
                     self.kill();
@@ -425,8 +441,15 @@ impl Engine {
                         self.warnings.push(format!("'{t}' while not asked to move"));
                         continue;
                     }
-                    return Err(self
-                        .crash_fault(format!("unsolicited output '{t}' while not asked to move")));
+                    // A move would be read as the answer to the next command; another line
+                    // is skipped by GomocupJudge and c-gomoku-cli, not by Piskvork.
+                    if self.strict || parse_move(t).is_some() {
+                        return Err(self.crash_fault(format!(
+                            "unsolicited output '{t}' while not asked to move"
+                        )));
+                    }
+                    self.warnings
+                        .push(format!("unreadable '{t}' while not asked to move, skipped"));
                 }
                 Ok(Event::Eof(at)) => {
                     self.log('<', at, "<EOF>");
@@ -444,15 +467,8 @@ impl Engine {
             return;
         }
         let sig = if stop { "STOP" } else { "CONT" };
-        let ok = Command::new("kill")
-            .args(["-s", sig, &self.child.id().to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        if ok {
+        // The whole process group: a wrapper script's engine stops too.
+        if self.signal_group(sig) {
             self.suspended = stop;
         } else if stop {
             self.warnings
@@ -460,13 +476,26 @@ impl Engine {
         }
     }
 
+    /// Sends `sig` (a `kill -s` name) to the engine's process group; whether that worked.
+    fn signal_group(&self, sig: &str) -> bool {
+        Command::new("kill")
+            .args(["-s", sig, "--", &format!("-{}", self.child.id())])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
     pub fn is_alive(&mut self) -> bool {
         !self.dead && matches!(self.child.try_wait(), Ok(None))
     }
 
-    /// Kills the process at once and reaps it.
+    /// Kills the process and its group at once and reaps it.
     pub fn kill(&mut self) {
         if !self.dead {
+            // The group first (what a wrapper started), then the child itself for sure.
+            self.signal_group("KILL");
             let _ = self.child.kill();
             let _ = self.child.wait();
             self.dead = true;
@@ -492,6 +521,8 @@ impl Engine {
         loop {
             if let Ok(Some(_)) = self.child.try_wait() {
                 self.dead = true;
+                // What a wrapper script started may outlive it.
+                self.signal_group("KILL");
                 return true;
             }
             if Instant::now() >= deadline {

@@ -165,13 +165,17 @@ impl Side<'_> {
 }
 
 fn info_lines(cfg: &Config, spec: &EngineSpec) -> Vec<String> {
-    let mut v = vec![
-        format!("INFO timeout_turn {}", spec.turn_ms),
+    let mut v = Vec::new();
+    // No turn limit: no timeout_turn at all (`timeout_turn 0` asks for an instant move).
+    if spec.turn_ms > 0 {
+        v.push(format!("INFO timeout_turn {}", spec.turn_ms));
+    }
+    v.extend([
         format!("INFO timeout_match {}", spec.match_ms),
         format!("INFO max_memory {}", spec.max_memory),
         format!("INFO game_type {}", cfg.game_type),
         format!("INFO rule {}", cfg.rule.info_value()),
-    ];
+    ]);
     if let Some(n) = spec.nodes {
         v.push(format!("INFO max_node {n}"));
     }
@@ -194,7 +198,7 @@ fn prepare(cfg: &Config, spec: &EngineSpec, slot: &mut Option<Engine>) -> Result
     }
     let fresh = slot.is_none();
     if fresh {
-        let mut e = Engine::spawn(spec, cfg.crlf)?;
+        let mut e = Engine::spawn(spec, cfg.crlf, cfg.strict)?;
         if cfg.reuse {
             // c-gomoku-cli asks ABOUT right after spawning.
             e.send(&["ABOUT".to_string()])?;

@@ -71,16 +71,23 @@ impl Tally {
         self.score().map(elo_from_score)
     }
 
-    /// The 95 % Elo interval from the pentanomial pairs (`None` with fewer than 2 pairs).
+    /// The 95 % Elo interval around the score of all games, its width from the pentanomial
+    /// pairs (`None` with fewer than 2 pairs). Pairs without any spread (all 1-1, say) get the
+    /// variance of the LLR's pseudo-pair instead of a zero-width interval; a game whose pair is
+    /// not complete counts in the centre only, which stays inside the interval.
     pub fn elo_interval(&self) -> Option<(f64, f64)> {
-        let (n, mean, var) = penta_mean_var(&self.penta)?;
+        let (n, _, mut var) = penta_mean_var(&self.penta)?;
         if n < 2.0 {
             return None;
         }
+        if var == 0.0 {
+            var = prior_mean_var(&self.penta).1;
+        }
         let se = (var / n).sqrt();
+        let centre = self.score()?;
         Some((
-            elo_from_score(mean - Z95 * se),
-            elo_from_score(mean + Z95 * se),
+            elo_from_score(centre - Z95 * se),
+            elo_from_score(centre + Z95 * se),
         ))
     }
 
@@ -96,22 +103,7 @@ impl Tally {
         if n == 0.0 {
             return 0.0;
         }
-        let mut c: [f64; 5] = self.penta.map(|c| c as f64);
-        c[1] += 0.5;
-        c[3] += 0.5;
-        let total: f64 = c.iter().sum();
-        let mean = c
-            .iter()
-            .enumerate()
-            .map(|(k, &c)| c * k as f64 / 4.0)
-            .sum::<f64>()
-            / total;
-        let var = c
-            .iter()
-            .enumerate()
-            .map(|(k, &c)| c * (k as f64 / 4.0 - mean).powi(2))
-            .sum::<f64>()
-            / total;
+        let (mean, var) = prior_mean_var(&self.penta);
         let s0 = score_from_elo(p.elo0);
         let s1 = score_from_elo(p.elo1);
         n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
@@ -132,6 +124,28 @@ impl Tally {
         }
         s
     }
+}
+
+/// Per-game mean and variance over the pairs plus one pseudo-pair, split between a 1.5-0.5 and a
+/// 0.5-1.5 result (see [`Tally::llr`]).
+fn prior_mean_var(penta: &[u32; 5]) -> (f64, f64) {
+    let mut c: [f64; 5] = penta.map(|c| c as f64);
+    c[1] += 0.5;
+    c[3] += 0.5;
+    let total: f64 = c.iter().sum();
+    let mean = c
+        .iter()
+        .enumerate()
+        .map(|(k, &c)| c * k as f64 / 4.0)
+        .sum::<f64>()
+        / total;
+    let var = c
+        .iter()
+        .enumerate()
+        .map(|(k, &c)| c * (k as f64 / 4.0 - mean).powi(2))
+        .sum::<f64>()
+        / total;
+    (mean, var)
 }
 
 /// The SPRT bounds `(lower, upper)` for `alpha`, `beta`.
@@ -191,6 +205,22 @@ mod tests {
         assert!(close(hi, elo_from_score(0.688_597_6), 0.01), "hi {hi}");
         assert!(close(hi, 137.857, 0.01), "hi {hi}");
         assert_eq!(t.score(), Some(0.5));
+    }
+
+    #[test]
+    fn interval_holds_its_centre() {
+        // 5 games: two pairs split 1-1 and an unfinished pair lost; the pairs alone have no
+        // spread.
+        let t = Tally {
+            wins: 2,
+            losses: 3,
+            draws: 0,
+            penta: [0, 0, 2, 0, 0],
+        };
+        let (lo, hi) = t.elo_interval().unwrap();
+        let elo = t.elo().unwrap();
+        assert!(lo < elo && elo < hi, "{lo} {elo} {hi}");
+        assert!(hi - lo > 100.0, "{lo} {hi}");
     }
 
     #[test]

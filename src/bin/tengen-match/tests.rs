@@ -150,8 +150,15 @@ fn crash_is_detected() {
 }
 
 #[test]
-fn garbage_output_is_a_crash() {
-    fault_case("garbage", "crash", &[]);
+fn garbage_output_is_skipped_and_times_out() {
+    // GomocupJudge and c-gomoku-cli skip a line they cannot read and wait on.
+    fault_case("garbage", "timeout", &[]);
+}
+
+#[test]
+fn garbage_output_is_a_crash_when_strict() {
+    // Piskvork reads it as the answer and fails it.
+    fault_case("garbage", "crash", &["--strict"]);
 }
 
 #[test]
@@ -165,8 +172,13 @@ fn off_board_point_is_illegal() {
 }
 
 #[test]
-fn error_reply_is_named() {
-    fault_case("error", "error", &[]);
+fn error_reply_is_named_when_strict() {
+    fault_case("error", "error", &["--strict"]);
+}
+
+#[test]
+fn error_reply_alone_times_out() {
+    fault_case("error", "timeout", &[]);
 }
 
 #[test]
@@ -226,6 +238,48 @@ fn unknown_replies_to_info_are_warnings_only() {
         "{}",
         r.stderr
     );
+}
+
+/// An ERROR line and an unreadable one before a good move: warnings, not faults, unless
+/// `--strict` (Piskvork), where the ERROR loses.
+#[test]
+fn noise_before_a_move_is_a_warning_unless_strict() {
+    if !have_python() {
+        return;
+    }
+    let bad = format!("cmd={} noisy", fake());
+    let good = format!("cmd={}", fake());
+    let args = |strict: bool| {
+        let mut a = vec![
+            "--engine",
+            &bad,
+            "name=bad",
+            "--engine",
+            &good,
+            "name=good",
+            "--each",
+            "tc=20/1",
+            "--games",
+            "2",
+            "--seed",
+            "4",
+            "--quiet",
+        ];
+        if strict {
+            a.push("--strict");
+        }
+        a
+    };
+    let r = run("noisy", &args(false));
+    assert_eq!(field(&r.json, "faults_total"), 0, "{}", r.json);
+    assert_eq!(engine_field(&r.json, "bad", "warnings"), 4, "{}", r.json);
+    assert!(
+        r.stderr.contains("'ERROR fake warning' instead of a move"),
+        "{}",
+        r.stderr
+    );
+    let r = run("noisystrict", &args(true));
+    assert_eq!(engine_field(&r.json, "bad", "error"), 2, "{}", r.json);
 }
 
 #[test]
