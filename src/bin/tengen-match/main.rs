@@ -479,9 +479,14 @@ fn run(cfg: Config) -> Result<i32> {
     );
     let next = Arc::new(AtomicUsize::new(0));
     let stop = Arc::new(AtomicBool::new(false));
-    let (tx, rx) = mpsc::channel::<GameResult>();
+    let (tx, rx) = mpsc::channel::<(usize, GameResult)>();
     let mut workers = Vec::new();
+    // Under an SPRT a worker waits until its result is counted before it starts another game,
+    // so that a decision stops the run without one game more.
+    let mut acks = Vec::new();
     for w in 0..cfg.concurrency.min(setups.len().max(1)) {
+        let (ack_tx, ack_rx) = mpsc::channel::<()>();
+        acks.push(ack_tx);
         let (cfg, setups, next, stop, tx) = (
             cfg.clone(),
             setups.clone(),
@@ -510,7 +515,10 @@ fn run(cfg: Config) -> Result<i32> {
                             );
                         }
                         let r = game::play(&cfg, setup.clone(), &mut slots);
-                        if tx.send(r).is_err() {
+                        if tx.send((w, r)).is_err() {
+                            break;
+                        }
+                        if cfg.sprt.is_some() && ack_rx.recv().is_err() {
                             break;
                         }
                     }
@@ -524,7 +532,7 @@ fn run(cfg: Config) -> Result<i32> {
     drop(tx);
     let mut sum = Summary::new();
     let mut warned = 0u32;
-    for g in rx {
+    for (w, g) in rx {
         sum.add(&cfg, &g);
         if let Some(dir) = &cfg.records {
             if let Err(e) = records::write(&cfg, dir, &g) {
@@ -562,6 +570,7 @@ fn run(cfg: Config) -> Result<i32> {
         if let Some((_, Some(_))) = sum.sprt {
             stop.store(true, Ordering::SeqCst);
         }
+        let _ = acks[w].send(());
     }
     for w in workers {
         let _ = w.join();
