@@ -112,11 +112,9 @@ pub struct Engine {
 
 impl Engine {
     pub fn spawn(spec: &EngineSpec, crlf: bool, strict: bool) -> Result<Engine, Fault> {
-        let mut command = Command::new(&spec.program);
-        // A process group of its own, so that signals reach what a wrapper script starts.
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = command
+        // The engine stays in the runner's process group: a Ctrl-C in the terminal reaches it
+        // too. What it starts (a wrapper script's engine) is found through /proc instead.
+        let mut child = Command::new(&spec.program)
             .args(&spec.args)
             .current_dir(&spec.cwd)
             .stdin(Stdio::piped())
@@ -467,8 +465,8 @@ impl Engine {
             return;
         }
         let sig = if stop { "STOP" } else { "CONT" };
-        // The whole process group: a wrapper script's engine stops too.
-        if self.signal_group(sig) {
+        // The whole process tree: a wrapper script's engine stops too.
+        if self.signal_tree(sig) {
             self.suspended = stop;
         } else if stop {
             self.warnings
@@ -476,10 +474,15 @@ impl Engine {
         }
     }
 
-    /// Sends `sig` (a `kill -s` name) to the engine's process group; whether that worked.
-    fn signal_group(&self, sig: &str) -> bool {
+    /// Sends `sig` (a `kill -s` name) to the engine process and everything it started;
+    /// whether that worked.
+    fn signal_tree(&self, sig: &str) -> bool {
+        let mut pids = vec![self.child.id()];
+        pids.extend(descendants(self.child.id()));
+        let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
         Command::new("kill")
-            .args(["-s", sig, "--", &format!("-{}", self.child.id())])
+            .args(["-s", sig, "--"])
+            .args(&pids)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -495,7 +498,7 @@ impl Engine {
     pub fn kill(&mut self) {
         if !self.dead {
             // The group first (what a wrapper started), then the child itself for sure.
-            self.signal_group("KILL");
+            self.signal_tree("KILL");
             let _ = self.child.kill();
             let _ = self.child.wait();
             self.dead = true;
@@ -521,8 +524,6 @@ impl Engine {
         loop {
             if let Ok(Some(_)) = self.child.try_wait() {
                 self.dead = true;
-                // What a wrapper script started may outlive it.
-                self.signal_group("KILL");
                 return true;
             }
             if Instant::now() >= deadline {
@@ -532,6 +533,36 @@ impl Engine {
             thread::sleep(Duration::from_millis(5));
         }
     }
+}
+
+/// The processes below `root` (children, their children, ...), read from /proc; none where
+/// there is no /proc.
+fn descendants(root: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    // (pid, parent pid) of every process; `stat` is "pid (comm) state ppid ...", and comm
+    // may hold spaces and parentheses, so the fields are read after the last ')'.
+    let links: Vec<(u32, u32)> = dir
+        .filter_map(|e| {
+            let pid: u32 = e.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let rest = &stat[stat.rfind(')')? + 1..];
+            let ppid = rest.split_whitespace().nth(1)?.parse().ok()?;
+            Some((pid, ppid))
+        })
+        .collect();
+    let mut found = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(parent) = frontier.pop() {
+        for &(pid, ppid) in &links {
+            if ppid == parent && !found.contains(&pid) {
+                found.push(pid);
+                frontier.push(pid);
+            }
+        }
+    }
+    found
 }
 
 fn l_is_start(lines: &[String]) -> bool {
