@@ -445,8 +445,16 @@ pub fn parse(args: &[String]) -> Result<Option<Config>> {
         );
     }
     if let Some(j) = &cfg.json {
-        // Fail now, not after the whole match.
-        std::fs::write(j, "").with_context(|| format!("cannot write --json {}", j.display()))?;
+        // Fail now, not after the whole match; an existing file is left as it is until then.
+        let existed = j.exists();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(j)
+            .with_context(|| format!("cannot write --json {}", j.display()))?;
+        if !existed {
+            let _ = std::fs::remove_file(j);
+        }
     }
     if cfg.concurrency == 0 {
         cfg.concurrency = 1;

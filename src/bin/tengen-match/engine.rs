@@ -15,11 +15,12 @@ use std::time::{Duration, Instant};
 pub enum FaultKind {
     /// Reply later than the limit plus tolerance, or no reply at all.
     Timeout,
-    /// Process failed to start, exited, closed its output, or printed something unreadable.
+    /// Process failed to start, exited, closed its output, or (`--strict`) printed something
+    /// unreadable.
     Crash,
     /// Off-board or occupied point.
     Illegal,
-    /// `ERROR` (or `UNKNOWN`) instead of a move.
+    /// (`--strict`) `ERROR` or `UNKNOWN` instead of a move, or while not asked to move.
     Error,
 }
 
@@ -106,9 +107,14 @@ pub struct Engine {
     /// unless `strict`).
     pub warnings: Vec<String>,
     suspended: bool,
-    /// Piskvork's reading: an ERROR or unreadable line instead of a move loses.
+    /// Piskvork's reading: an ERROR, UNKNOWN or unreadable line loses.
     strict: bool,
+    /// What the engine had started when it was told to end, with start times (see `finish`).
+    tree_at_end: Vec<(u32, u64)>,
 }
+
+/// Warnings kept per engine and game; an engine that floods its output costs no more memory.
+const MAX_WARNINGS: usize = 100;
 
 impl Engine {
     pub fn spawn(spec: &EngineSpec, crlf: bool, strict: bool) -> Result<Engine, Fault> {
@@ -191,6 +197,7 @@ impl Engine {
             warnings: Vec::new(),
             suspended: false,
             strict,
+            tree_at_end: Vec::new(),
         })
     }
 
@@ -353,11 +360,11 @@ impl Engine {
                     if self.tolerated(t) {
                         continue;
                     }
-                    if starts_with_word_ci(t, "ERROR") {
+                    if starts_with_word_ci(t, "ERROR") || starts_with_word_ci(t, "UNKNOWN") {
                         if self.strict {
                             return Err(Fault::new(FaultKind::Error, format!("answered '{t}'")));
                         }
-                        self.warnings.push(format!("'{t}' instead of a move"));
+                        self.warn(format!("'{t}' instead of a move"));
                         continue;
                     }
                     if starts_with_word_ci(t, "SUGGEST") {
@@ -373,7 +380,7 @@ impl Engine {
                         if self.strict {
                             return Err(self.crash_fault(format!("unreadable output '{t}'")));
                         }
-                        self.warnings.push(format!("unreadable '{t}' skipped"));
+                        self.warn(format!("unreadable '{t}' skipped"));
                         continue;
                     };
                     let elapsed = at.saturating_duration_since(sent);
@@ -401,27 +408,32 @@ impl Engine {
         }
     }
 
-    /// Lines that are not moves but cost nothing: the `OK` to START (an extra one, or an
-    /// `UNKNOWN`, is noted as a warning; GomocupJudge skips both silently).
+    /// Lines that are not moves but cost nothing: the `OK` to START, and unless `strict` an
+    /// extra `OK` or an `UNKNOWN` (noted as warnings; GomocupJudge skips both silently,
+    /// Piskvork reads them as the answer to its next command).
     fn tolerated(&mut self, t: &str) -> bool {
-        if t == "OK" {
-            if self.ok_pending {
-                self.ok_pending = false;
-            } else {
-                self.warnings.push("extra 'OK'".to_string());
-            }
+        if t == "OK" && self.ok_pending {
+            self.ok_pending = false;
             return true;
         }
-        if starts_with_word_ci(t, "UNKNOWN") {
-            self.warnings.push(format!("'{t}'"));
+        if !self.strict && (t == "OK" || starts_with_word_ci(t, "UNKNOWN")) {
+            self.warn(format!("'{t}'"));
             return true;
         }
         false
     }
 
-    /// Reads what the engine wrote while it was not asked to move. MESSAGE/DEBUG, the OK to
-    /// START and UNKNOWN/ERROR lines (noted as warnings) are accepted; a move or anything else
-    /// is unsolicited output, which GomocupJudge would take as the answer to the next command.
+    fn warn(&mut self, w: String) {
+        match self.warnings.len() {
+            n if n < MAX_WARNINGS - 1 => self.warnings.push(w),
+            n if n == MAX_WARNINGS - 1 => self.warnings.push("more warnings not kept".into()),
+            _ => {}
+        }
+    }
+
+    /// Reads what the engine wrote while it was not asked to move. MESSAGE/DEBUG and the OK to
+    /// START are accepted; a move is unsolicited output, which a manager would take as the
+    /// answer to its next command; other lines are warnings, or faults when `strict`.
     pub fn check_idle(&mut self) -> Result<(), Fault> {
         loop {
             match self.rx.try_recv() {
@@ -435,8 +447,14 @@ impl Engine {
                     {
                         continue;
                     }
-                    if starts_with_word_ci(t, "ERROR") {
-                        self.warnings.push(format!("'{t}' while not asked to move"));
+                    if starts_with_word_ci(t, "ERROR") || starts_with_word_ci(t, "UNKNOWN") {
+                        if self.strict {
+                            return Err(Fault::new(
+                                FaultKind::Error,
+                                format!("'{t}' while not asked to move"),
+                            ));
+                        }
+                        self.warn(format!("'{t}' while not asked to move"));
                         continue;
                     }
                     // A move would be read as the answer to the next command; another line
@@ -446,8 +464,7 @@ impl Engine {
                             "unsolicited output '{t}' while not asked to move"
                         )));
                     }
-                    self.warnings
-                        .push(format!("unreadable '{t}' while not asked to move, skipped"));
+                    self.warn(format!("unreadable '{t}' while not asked to move, skipped"));
                 }
                 Ok(Event::Eof(at)) => {
                     self.log('<', at, "<EOF>");
@@ -465,8 +482,12 @@ impl Engine {
             return;
         }
         let sig = if stop { "STOP" } else { "CONT" };
-        // The whole process tree: a wrapper script's engine stops too.
-        if self.signal_tree(sig) {
+        // The whole process tree: a wrapper script's engine stops too. Whether it worked is the
+        // engine process's own answer; what it started may come and go meanwhile.
+        for pid in descendants(self.child.id()) {
+            signal(sig, &[pid]);
+        }
+        if signal(sig, &[self.child.id()]) {
             self.suspended = stop;
         } else if stop {
             self.warnings
@@ -474,30 +495,25 @@ impl Engine {
         }
     }
 
-    /// Sends `sig` (a `kill -s` name) to the engine process and everything it started;
-    /// whether that worked.
-    fn signal_tree(&self, sig: &str) -> bool {
-        let mut pids = vec![self.child.id()];
-        pids.extend(descendants(self.child.id()));
-        let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
-        Command::new("kill")
-            .args(["-s", sig, "--"])
-            .args(&pids)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
+    /// Sends `sig` (a `kill -s` name) to the engine process and everything it started.
+    fn signal_tree(&self, sig: &str) {
+        let mut pids = descendants(self.child.id());
+        pids.push(self.child.id());
+        signal(sig, &pids);
     }
 
     pub fn is_alive(&mut self) -> bool {
-        !self.dead && matches!(self.child.try_wait(), Ok(None))
+        if !self.dead && !matches!(self.child.try_wait(), Ok(None)) {
+            // Reaped: its pid may be reused and must not be signalled any more.
+            self.dead = true;
+        }
+        !self.dead
     }
 
     /// Kills the process and its group at once and reaps it.
     pub fn kill(&mut self) {
         if !self.dead {
-            // The group first (what a wrapper started), then the child itself for sure.
+            // What a wrapper started, then the child itself for sure.
             self.signal_tree("KILL");
             let _ = self.child.kill();
             let _ = self.child.wait();
@@ -509,6 +525,14 @@ impl Engine {
     /// Sends `END` and closes stdin, without waiting.
     pub fn send_end(&mut self) {
         self.set_suspended(false);
+        if !self.dead {
+            // Once the engine exits, what it started is handed to init and cannot be found
+            // from it any more: note it now.
+            self.tree_at_end = descendants(self.child.id())
+                .into_iter()
+                .filter_map(|pid| Some((pid, start_time(pid)?)))
+                .collect();
+        }
         if !self.dead {
             let _ = self.send(&["END".to_string()]);
         }
@@ -524,6 +548,13 @@ impl Engine {
         loop {
             if let Ok(Some(_)) = self.child.try_wait() {
                 self.dead = true;
+                // Leftovers of a wrapper script (the same process: same pid and start time).
+                let left: Vec<u32> = std::mem::take(&mut self.tree_at_end)
+                    .into_iter()
+                    .filter(|&(pid, start)| start_time(pid) == Some(start))
+                    .map(|(pid, _)| pid)
+                    .collect();
+                signal("KILL", &left);
                 return true;
             }
             if Instant::now() >= deadline {
@@ -533,6 +564,30 @@ impl Engine {
             thread::sleep(Duration::from_millis(5));
         }
     }
+}
+
+/// Sends `sig` (a `kill -s` name) to `pids`; whether every one got it.
+fn signal(sig: &str, pids: &[u32]) -> bool {
+    if pids.is_empty() {
+        return true;
+    }
+    Command::new("kill")
+        .args(["-s", sig, "--"])
+        .args(pids.iter().map(u32::to_string))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// A process's start time (clock ticks since boot, /proc/PID/stat field 22): with the pid it
+/// names one process, whose pid may be reused after it is gone.
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    // Fields after the command: state is field 3, start time field 22.
+    rest.split_whitespace().nth(19)?.parse().ok()
 }
 
 /// The processes below `root` (children, their children, ...), read from /proc; none where

@@ -336,7 +336,7 @@ fn summary_text(cfg: &Config, sum: &Summary, wall: Duration) -> String {
         if e.warnings > 0 {
             let _ = writeln!(
                 s,
-                "Protocol warnings for {}: {} (extra OK / UNKNOWN / ERROR between moves; see stderr)",
+                "Protocol warnings for {}: {} (extra OK, UNKNOWN, ERROR or unreadable lines, skipped as GomocupJudge does; see stderr)",
                 cfg.engines[i].name, e.warnings
             );
         }

@@ -283,6 +283,12 @@ fn noise_before_a_move_is_a_warning_unless_strict() {
 }
 
 #[test]
+fn unknown_replies_to_info_lose_when_strict() {
+    // Piskvork reads the UNKNOWN as the answer to its next command.
+    fault_case("unknown", "error", &["--strict"]);
+}
+
+#[test]
 fn suspended_engines_play_normally_and_faults_still_count() {
     fault_case("timeout", "timeout", &["--suspend"]);
     fault_case("crash", "crash", &["--suspend", "--reuse"]);
