@@ -2450,14 +2450,13 @@ impl<'a> Session<'a> {
             self.last_answer = t;
             if is_message(&line) {
                 self.st.messages += 1;
+                if line.contains("max_memory") && s.mem_may && !s.full {
+                    saw_mem = true;
+                }
                 continue;
             }
             let ms = t.saturating_duration_since(sent).as_millis() as u64;
             if line == "ERROR" || line.starts_with("ERROR ") {
-                if line.contains("max_memory") && s.mem_may && !s.full {
-                    saw_mem = true;
-                    continue;
-                }
                 self.st.errors += 1;
                 if s.full {
                     self.st.full_board_errors += 1;
@@ -2476,7 +2475,7 @@ impl<'a> Session<'a> {
             }
             if s.mem_must && !saw_mem {
                 return Err(format!(
-                    "no ERROR before the move with max_memory {}",
+                    "no MESSAGE about max_memory before the move with max_memory {}",
                     self.model.max_memory
                 ));
             }
@@ -2640,12 +2639,6 @@ impl<'a> Session<'a> {
             match self.engine.next(deadline) {
                 Ok(Some((l, _))) => {
                     if is_message(&l) {
-                        continue;
-                    }
-                    if pending.as_ref().is_some_and(|s| s.mem_may)
-                        && l.starts_with("ERROR")
-                        && l.contains("max_memory")
-                    {
                         continue;
                     }
                     match (&pending, parse_point(&l)) {

@@ -389,7 +389,12 @@ fn parse_start(args: &[&str]) -> Command {
         // Yixin-Board sends `START w h` but writes and reads every point as `row,col`: its
         // first coordinate runs over the h rows, so that is this engine's x.
         [w, h] => match (parse_int(w), parse_int(h)) {
-            (Some(w), Some(h)) => start(h, w),
+            (Some(w), Some(h)) => match start(h, w) {
+                Command::Invalid(_) => Command::Invalid(format!(
+                    "unsupported board size {w} {h}, supported sizes are 5..32"
+                )),
+                ok => ok,
+            },
             _ => Command::Invalid("bad START parameters".into()),
         },
         [] => Command::Invalid("START needs a board size".into()),

@@ -143,6 +143,9 @@ impl Session {
 
     /// Serves the protocol on stdin/stdout until `END` or the end of input.
     pub fn run(mut self) {
+        // A panic's message would go to stderr, which Piskvork reads as the answer: it goes to
+        // the (normally silent) log instead; the search's panics are caught and answered.
+        std::panic::set_hook(Box::new(|info| log::error!("{info}")));
         spawn_reader(self.tx.clone());
         loop {
             let event = match self.eof_grace_left() {
@@ -605,7 +608,9 @@ impl Session {
         if let Some(w) = warning {
             if self.memory_reported != Some(self.max_memory) {
                 self.memory_reported = Some(self.max_memory);
-                emit(&format!("ERROR {w}"));
+                // A MESSAGE, not an ERROR: Piskvork reads an ERROR before the move as the answer
+                // and fails the engine; every manager shows or logs a MESSAGE.
+                emit(&format!("MESSAGE {w}"));
             }
         }
         let mut searcher = self
@@ -666,7 +671,7 @@ impl Session {
         match spawned {
             Ok(_) => self.searching = true,
             Err(_) => {
-                // No thread: answer with the first legal point rather than nothing.
+                // No thread: answer with a fallback move rather than nothing.
                 self.finish_search(SearchOutcome {
                     searcher: None,
                     output: None,
@@ -720,8 +725,8 @@ impl Session {
         }
     }
 
-    /// Prints the summary line of `report` and `best` (or, if `best` is not a legal move, the
-    /// first legal point), and plays it.
+    /// Prints the summary line of `report` and `best` (or, if `best` is not a legal move, a
+    /// fallback: see below), and plays it.
     fn play_move(&mut self, best: Option<Pos>, report: Option<&Report>) {
         let Some(board) = self.board.as_mut() else {
             return;
@@ -731,16 +736,30 @@ impl Session {
             Some(p) if !p.is_none() && board.is_legal(p, me) => Some(p),
             _ => {
                 // The search has no move when every move loses at once (renju: black's only
-                // block of a four is forbidden). Only a debug log: under Piskvork stderr is the
-                // same pipe as stdout, so any stderr line would be read as the answer.
-                log::debug!("search gave no move; playing the first legal point near a stone");
+                // block of a four is forbidden), or when it failed (a caught panic, no thread).
+                // Then: a five, else a block of the opponent's five, else a point near a stone.
+                // Only a debug log: under Piskvork stderr is the same pipe as stdout.
+                log::debug!("search gave no move; playing a fallback move");
                 let points: Vec<_> = board.cells_iter().filter(|&p| board.is_empty(p)).collect();
                 let legal: Vec<_> = points
                     .into_iter()
                     .filter(|&p| board.is_legal(p, me))
                     .collect();
-                let near = legal.iter().copied().find(|&p| board.near(p));
-                near.or_else(|| legal.first().copied())
+                let five = legal
+                    .iter()
+                    .copied()
+                    .find(|&p| board.is_winning_move(p, me));
+                let block = || {
+                    let opp = me.other();
+                    legal
+                        .iter()
+                        .copied()
+                        .find(|&p| board.is_winning_move(p, opp))
+                };
+                let near = || legal.iter().copied().find(|&p| board.near(p));
+                five.or_else(block)
+                    .or_else(near)
+                    .or_else(|| legal.first().copied())
             }
         };
         let Some(best) = best else {
