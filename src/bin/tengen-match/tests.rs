@@ -205,31 +205,42 @@ fn unsolicited_move_is_a_crash() {
     fault_case("extra", "crash", &[]);
 }
 
+/// The arguments of two games of the fake engine in `bad_mode` (named bad) against the random
+/// one (named good), 1 s a move, and `extra`.
+fn versus(bad_mode: &str, seed: &str, extra: &[&str]) -> Vec<String> {
+    let mut a: Vec<String> = [
+        "--engine",
+        &format!("cmd={} {bad_mode}", fake()),
+        "name=bad",
+        "--engine",
+        &format!("cmd={}", fake()),
+        "name=good",
+        "--each",
+        "tc=20/1",
+        "--games",
+        "2",
+        "--seed",
+        seed,
+        "--quiet",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
+fn run_args(name: &str, args: &[String]) -> Run {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(name, &args)
+}
+
 #[test]
 fn unknown_replies_to_info_are_warnings_only() {
     if !have_python() {
         return;
     }
-    let bad = format!("cmd={} unknown", fake());
-    let good = format!("cmd={}", fake());
-    let r = run(
-        "unknown",
-        &[
-            "--engine",
-            &bad,
-            "name=bad",
-            "--engine",
-            &good,
-            "name=good",
-            "--each",
-            "tc=20/1",
-            "--games",
-            "2",
-            "--seed",
-            "3",
-            "--quiet",
-        ],
-    );
+    let r = run_args("unknown", &versus("unknown", "3", &[]));
     assert_eq!(field(&r.json, "faults_total"), 0, "{}", r.json);
     assert!(engine_field(&r.json, "bad", "warnings") >= 10, "{}", r.json);
     assert_eq!(engine_field(&r.json, "good", "warnings"), 0, "{}", r.json);
@@ -247,30 +258,7 @@ fn noise_before_a_move_is_a_warning_unless_strict() {
     if !have_python() {
         return;
     }
-    let bad = format!("cmd={} noisy", fake());
-    let good = format!("cmd={}", fake());
-    let args = |strict: bool| {
-        let mut a = vec![
-            "--engine",
-            &bad,
-            "name=bad",
-            "--engine",
-            &good,
-            "name=good",
-            "--each",
-            "tc=20/1",
-            "--games",
-            "2",
-            "--seed",
-            "4",
-            "--quiet",
-        ];
-        if strict {
-            a.push("--strict");
-        }
-        a
-    };
-    let r = run("noisy", &args(false));
+    let r = run_args("noisy", &versus("noisy", "4", &[]));
     assert_eq!(field(&r.json, "faults_total"), 0, "{}", r.json);
     assert_eq!(engine_field(&r.json, "bad", "warnings"), 4, "{}", r.json);
     assert!(
@@ -278,7 +266,7 @@ fn noise_before_a_move_is_a_warning_unless_strict() {
         "{}",
         r.stderr
     );
-    let r = run("noisystrict", &args(true));
+    let r = run_args("noisystrict", &versus("noisy", "4", &["--strict"]));
     assert_eq!(engine_field(&r.json, "bad", "error"), 2, "{}", r.json);
 }
 
