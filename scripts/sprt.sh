@@ -10,7 +10,8 @@ NEW and OLD are each either a path to a pbrain engine binary or a git revision o
 repository (e.g. HEAD~1, main, a commit hash), which is built in release mode into
 target/sprt/<rev> from a clean export of that revision. NEW is the first engine: the Elo and
 the SPRT are from its point of view. The test is the pentanomial GSPRT of H0: elo = ELO0 against
-H1: elo = ELO1; "H1 accepted" means the change passed.
+H1: elo = ELO1; "H1 accepted" means the change passed. Replies are read as strictly as
+Piskvork reads them (tengen-match --strict): a build that prints a stray line loses by it.
 
 Options:
   --elo0 E         (default 0)
@@ -124,7 +125,7 @@ args=(--engine "cmd=$snap/new/pbrain-tengen" "name=new($new)"
       --engine "cmd=$snap/old/pbrain-tengen" "name=old($old)"
       --each "tc=$tc" --rule "$rule" --size "$size" --games "$games" --concurrency "$conc"
       --sprt "elo0=$elo0" "elo1=$elo1" "alpha=$alpha" "beta=$beta"
-      --records "$out" --json "$out/summary.json")
+      --records "$out" --json "$out/summary.json" --strict)
 if [[ -z "$openings" && $random -eq 0 ]]; then openings=$(default_book "$rule" "$size"); fi
 [[ -n "$openings" ]] && args+=(--openings "$openings")
 [[ -n "$seed" ]] && args+=(--seed "$seed")
