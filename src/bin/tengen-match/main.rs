@@ -263,12 +263,19 @@ fn summary_text(cfg: &Config, sum: &Summary, wall: Duration) -> String {
         t.wins, t.losses, t.draws
     );
     if let Some(sc) = t.score() {
-        let _ = write!(s, "Score {:.3}  Elo {:+.1}", sc, t.elo().unwrap());
+        let _ = write!(
+            s,
+            "Score {:.3}  Elo {}",
+            sc,
+            stats::fmt_elo(t.elo().unwrap())
+        );
         match t.elo_interval() {
             Some((lo, hi)) => {
                 let _ = writeln!(
                     s,
-                    "  95% [{lo:+.1}, {hi:+.1}] (pentanomial, {} pairs)",
+                    "  95% [{}, {}] (pentanomial, {} pairs)",
+                    stats::fmt_elo(lo),
+                    stats::fmt_elo(hi),
                     t.pairs()
                 );
             }

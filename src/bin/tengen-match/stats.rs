@@ -17,6 +17,19 @@ pub fn elo_from_score(s: f64) -> f64 {
     -400.0 * (1.0 / s - 1.0).log10()
 }
 
+/// An Elo difference for people: `+70.4`, and `+inf` / `-inf` for a score of 1 or 0 (where the
+/// logistic model has no finite value; `elo_from_score` clamps it to about 2400).
+pub fn fmt_elo(elo: f64) -> String {
+    if elo >= 2399.0 {
+        "+inf".into()
+    } else if elo <= -2399.0 {
+        "-inf".into()
+    } else {
+        // An even score is +0.0, not the -0.0 that -400 log10(1) gives.
+        format!("{:+.1}", elo + 0.0)
+    }
+}
+
 /// Expected score for an Elo difference.
 pub fn score_from_elo(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
@@ -114,12 +127,12 @@ impl Tally {
         let mut s = format!("W-L-D {}-{}-{}", self.wins, self.losses, self.draws);
         if let Some(sc) = self.score() {
             s.push_str(&format!(
-                "  score {:.3}  Elo {:+.1}",
+                "  score {:.3}  Elo {}",
                 sc,
-                self.elo().unwrap()
+                fmt_elo(self.elo().unwrap())
             ));
             if let Some((lo, hi)) = self.elo_interval() {
-                s.push_str(&format!(" [{lo:+.1}, {hi:+.1}]"));
+                s.push_str(&format!(" [{}, {}]", fmt_elo(lo), fmt_elo(hi)));
             }
         }
         s
@@ -205,6 +218,14 @@ mod tests {
         assert!(close(hi, elo_from_score(0.688_597_6), 0.01), "hi {hi}");
         assert!(close(hi, 137.857, 0.01), "hi {hi}");
         assert_eq!(t.score(), Some(0.5));
+    }
+
+    #[test]
+    fn elo_text_for_people() {
+        assert_eq!(fmt_elo(elo_from_score(1.0)), "+inf");
+        assert_eq!(fmt_elo(elo_from_score(0.0)), "-inf");
+        assert_eq!(fmt_elo(70.44), "+70.4");
+        assert_eq!(fmt_elo(elo_from_score(0.5)), "+0.0");
     }
 
     #[test]
