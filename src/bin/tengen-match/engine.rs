@@ -510,7 +510,7 @@ impl Engine {
         !self.dead
     }
 
-    /// Kills the process and its group at once and reaps it.
+    /// Kills the process and everything it started at once, and reaps it.
     pub fn kill(&mut self) {
         if !self.dead {
             // What a wrapper started, then the child itself for sure.
@@ -584,10 +584,16 @@ fn signal(sig: &str, pids: &[u32]) -> bool {
 /// A process's start time (clock ticks since boot, /proc/PID/stat field 22): with the pid it
 /// names one process, whose pid may be reused after it is gone.
 fn start_time(pid: u32) -> Option<u64> {
+    stat_field(pid, 22)
+}
+
+/// Field `n` (1-based, as `man proc` counts; `n` >= 3) of /proc/PID/stat. The line is
+/// "pid (comm) state ppid ...", and comm may hold spaces and parentheses, so the fields are
+/// counted after the last ')'.
+fn stat_field<T: std::str::FromStr>(pid: u32, n: usize) -> Option<T> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let rest = &stat[stat.rfind(')')? + 1..];
-    // Fields after the command: state is field 3, start time field 22.
-    rest.split_whitespace().nth(19)?.parse().ok()
+    rest.split_whitespace().nth(n - 3)?.parse().ok()
 }
 
 /// The processes below `root` (children, their children, ...), read from /proc; none where
@@ -596,15 +602,11 @@ fn descendants(root: u32) -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
-    // (pid, parent pid) of every process; `stat` is "pid (comm) state ppid ...", and comm
-    // may hold spaces and parentheses, so the fields are read after the last ')'.
+    // (pid, parent pid) of every process (the parent is field 4 of its stat).
     let links: Vec<(u32, u32)> = dir
         .filter_map(|e| {
             let pid: u32 = e.ok()?.file_name().to_str()?.parse().ok()?;
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let rest = &stat[stat.rfind(')')? + 1..];
-            let ppid = rest.split_whitespace().nth(1)?.parse().ok()?;
-            Some((pid, ppid))
+            Some((pid, stat_field(pid, 4)?))
         })
         .collect();
     let mut found = Vec::new();

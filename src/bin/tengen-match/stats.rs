@@ -46,23 +46,30 @@ pub struct Tally {
 
 /// Mean and variance of the per-game score over pentanomial pairs.
 pub fn penta_mean_var(penta: &[u32; 5]) -> Option<(f64, f64, f64)> {
-    let n: f64 = penta.iter().map(|&c| c as f64).sum();
+    let (n, mean, var) = weighted_mean_var(&penta.map(|c| c as f64));
+    (n > 0.0).then_some((n, mean, var))
+}
+
+/// Total weight, mean and variance of the per-game score `k / 4` over pair counts `c[k]`
+/// (counts may be fractional: the LLR's pseudo-pair).
+fn weighted_mean_var(c: &[f64; 5]) -> (f64, f64, f64) {
+    let n: f64 = c.iter().sum();
     if n == 0.0 {
-        return None;
+        return (0.0, 0.0, 0.0);
     }
-    let mean = penta
+    let mean = c
         .iter()
         .enumerate()
-        .map(|(k, &c)| c as f64 * k as f64 / 4.0)
+        .map(|(k, &c)| c * k as f64 / 4.0)
         .sum::<f64>()
         / n;
-    let var = penta
+    let var = c
         .iter()
         .enumerate()
-        .map(|(k, &c)| c as f64 * (k as f64 / 4.0 - mean).powi(2))
+        .map(|(k, &c)| c * (k as f64 / 4.0 - mean).powi(2))
         .sum::<f64>()
         / n;
-    Some((n, mean, var))
+    (n, mean, var)
 }
 
 impl Tally {
@@ -145,19 +152,7 @@ fn prior_mean_var(penta: &[u32; 5]) -> (f64, f64) {
     let mut c: [f64; 5] = penta.map(|c| c as f64);
     c[1] += 0.5;
     c[3] += 0.5;
-    let total: f64 = c.iter().sum();
-    let mean = c
-        .iter()
-        .enumerate()
-        .map(|(k, &c)| c * k as f64 / 4.0)
-        .sum::<f64>()
-        / total;
-    let var = c
-        .iter()
-        .enumerate()
-        .map(|(k, &c)| c * (k as f64 / 4.0 - mean).powi(2))
-        .sum::<f64>()
-        / total;
+    let (_, mean, var) = weighted_mean_var(&c);
     (mean, var)
 }
 
