@@ -59,6 +59,10 @@ OPTIONS:
   --show              print the board and move list after every move (forces concurrency 1)
   --quiet             no per-game progress lines
   --help              this text
+
+Ctrl-C (or SIGTERM) stops a run: the games in progress are killed and not counted, the summary
+of the finished ones is printed (and written to --json), and the exit status is 130. A second
+Ctrl-C quits at once.
 ";
 
 #[derive(Clone, Debug)]

@@ -113,6 +113,9 @@ pub struct Engine {
     tree_at_end: Vec<(u32, u64)>,
 }
 
+/// How often a wait for an engine's line looks whether the run was interrupted.
+const INTERRUPT_POLL: Duration = Duration::from_millis(50);
+
 /// Warnings kept per engine and game; an engine that floods its output costs no more memory.
 const MAX_WARNINGS: usize = 100;
 
@@ -264,20 +267,31 @@ impl Engine {
         Fault::new(FaultKind::Crash, d)
     }
 
-    /// Next line before `deadline`: `Ok(Some)` a line, `Ok(None)` timeout, `Err` EOF.
+    /// Next line before `deadline`: `Ok(Some)` a line, `Ok(None)` timeout, `Err` EOF. An
+    /// interrupted run (Ctrl-C) kills the engine within [`INTERRUPT_POLL`] and reads as EOF.
     fn next_line(&mut self, deadline: Instant) -> Result<Option<(Instant, String)>, Instant> {
-        let wait = deadline.saturating_duration_since(Instant::now());
-        match self.rx.recv_timeout(wait) {
-            Ok(Event::Line(at, s)) => {
-                self.log('<', at, &s);
-                Ok(Some((at, s)))
+        loop {
+            let wait = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(wait.min(INTERRUPT_POLL)) {
+                Ok(Event::Line(at, s)) => {
+                    self.log('<', at, &s);
+                    return Ok(Some((at, s)));
+                }
+                Ok(Event::Eof(at)) => {
+                    self.log('<', at, "<EOF>");
+                    return Err(at);
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if crate::interrupt::interrupted() {
+                        self.kill();
+                        return Err(Instant::now());
+                    }
+                    if Instant::now() >= deadline {
+                        return Ok(None);
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => return Err(Instant::now()),
             }
-            Ok(Event::Eof(at)) => {
-                self.log('<', at, "<EOF>");
-                Err(at)
-            }
-            Err(RecvTimeoutError::Timeout) => Ok(None),
-            Err(RecvTimeoutError::Disconnected) => Err(Instant::now()),
         }
     }
 

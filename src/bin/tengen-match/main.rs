@@ -7,6 +7,7 @@ mod cli;
 mod engine;
 mod game;
 mod genbook;
+mod interrupt;
 mod openings;
 mod records;
 mod rng;
@@ -69,6 +70,9 @@ struct Summary {
     partial: HashMap<usize, f64>,
     plies: u64,
     sprt: Option<(f64, Option<SprtDecision>)>,
+    /// Whether the run was interrupted (Ctrl-C), and the games then in progress, not counted.
+    interrupted: bool,
+    dropped: usize,
 }
 
 impl Summary {
@@ -81,6 +85,8 @@ impl Summary {
             partial: HashMap::new(),
             plies: 0,
             sprt: None,
+            interrupted: false,
+            dropped: 0,
         }
     }
 
@@ -339,6 +345,13 @@ fn summary_text(cfg: &Config, sum: &Summary, wall: Duration) -> String {
         );
     }
     let _ = writeln!(s, "Total faults: {}", sum.total_faults());
+    if sum.interrupted {
+        let _ = writeln!(
+            s,
+            "Interrupted after {} of {} games; {} in progress not counted",
+            sum.games, cfg.games, sum.dropped
+        );
+    }
     for (i, e) in sum.engines.iter().enumerate() {
         if e.warnings > 0 {
             let _ = writeln!(
@@ -383,6 +396,7 @@ fn summary_json(cfg: &Config, sum: &Summary, wall: Duration) -> String {
     let _ = writeln!(s, "  \"size\": {},", cfg.size);
     let _ = writeln!(s, "  \"games\": {},", sum.games);
     let _ = writeln!(s, "  \"games_planned\": {},", cfg.games);
+    let _ = writeln!(s, "  \"interrupted\": {},", sum.interrupted);
     let _ = writeln!(s, "  \"seed\": {},", cfg.seed);
     let _ = writeln!(s, "  \"wall_s\": {},", json_num(wall.as_secs_f64()));
     let _ = writeln!(s, "  \"plies\": {},", sum.plies);
@@ -464,6 +478,7 @@ fn summary_json(cfg: &Config, sum: &Summary, wall: Duration) -> String {
 fn run(cfg: Config) -> Result<i32> {
     let cfg = Arc::new(cfg);
     let setups = Arc::new(schedule(&cfg)?);
+    interrupt::install();
     let t0 = Instant::now();
     eprintln!(
         "tengen-match: {} vs {}, {} {}x{}, {} games, concurrency {}, seed {}, tc {}/{}+{} ms vs {}/{}+{} ms, tolerance {} ms{}",
@@ -507,7 +522,7 @@ fn run(cfg: Config) -> Result<i32> {
                 .spawn(move || {
                     let mut slots: [Option<Engine>; 2] = [None, None];
                     loop {
-                        if stop.load(Ordering::SeqCst) {
+                        if stop.load(Ordering::SeqCst) || interrupt::interrupted() {
                             break;
                         }
                         let i = next.fetch_add(1, Ordering::SeqCst);
@@ -540,6 +555,12 @@ fn run(cfg: Config) -> Result<i32> {
     let mut sum = Summary::new();
     let mut warned = 0u32;
     for (w, g) in rx {
+        if interrupt::interrupted() {
+            // Ended by the interrupt (its engines were killed): not a result.
+            sum.dropped += 1;
+            let _ = acks[w].send(());
+            continue;
+        }
         sum.add(&cfg, &g);
         if let Some(dir) = &cfg.records {
             if let Err(e) = records::write(&cfg, dir, &g) {
@@ -583,11 +604,16 @@ fn run(cfg: Config) -> Result<i32> {
         let _ = w.join();
     }
     let wall = t0.elapsed();
+    sum.interrupted = interrupt::interrupted();
     print!("{}", summary_text(&cfg, &sum, wall));
     if let Some(p) = &cfg.json {
         std::fs::write(p, summary_json(&cfg, &sum, wall))?;
     }
-    Ok(0)
+    Ok(if sum.interrupted {
+        interrupt::EXIT_CODE
+    } else {
+        0
+    })
 }
 
 fn main() {

@@ -512,3 +512,91 @@ fn help_and_bad_arguments() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Ctrl-C (here a SIGINT to the runner alone): the run stops at once, kills the engines of the
+/// game in progress, does not count that game, prints the summary of the finished ones and
+/// exits with status 130.
+#[test]
+fn an_interrupt_stops_the_run_with_a_summary() {
+    if !have_python() {
+        return;
+    }
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let dir = tmp("interrupt");
+    let json = dir.join("summary.json");
+    // A marker in the engines' command lines, to look for leftover processes.
+    let marker = format!("{}", 900_000 + std::process::id() % 99_999);
+    let mut child = Command::new(RUNNER)
+        .args([
+            "--engine",
+            &format!("cmd={} random {marker}", fake()),
+            "name=a",
+            "--engine",
+            &format!("cmd={} slow {marker}", fake()),
+            "name=b",
+            "--each",
+            "tc=60/1",
+            "--games",
+            "500",
+            "--concurrency",
+            "1",
+            "--seed",
+            "5",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tengen-match");
+    // Wait for the first finished game (its progress line); the second is then under way.
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    assert!(first.starts_with("[   1/500]"), "{first}");
+    std::thread::sleep(Duration::from_millis(300));
+    let t0 = Instant::now();
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    let took = t0.elapsed();
+    assert_eq!(status.code(), Some(130), "{rest}");
+    assert!(took < Duration::from_secs(3), "exit took {took:?}");
+    let line = rest
+        .lines()
+        .find(|l| l.starts_with("Interrupted after "))
+        .unwrap_or_else(|| panic!("no summary line in {rest}"));
+    let finished: usize = line["Interrupted after ".len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..500).contains(&finished), "{line}");
+    assert!(line.ends_with("1 in progress not counted"), "{line}");
+    assert!(rest.contains("Result for a: "), "{rest}");
+    let json = std::fs::read_to_string(&json).unwrap();
+    assert!(json.contains("\"interrupted\": true"), "{json}");
+    assert_eq!(field(&json, "games"), finished as i64);
+    // The killed game's engines are gone.
+    std::thread::sleep(Duration::from_millis(200));
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .map(|d| {
+            d.filter_map(|e| {
+                let e = e.ok()?;
+                e.file_name().to_str()?.parse::<u32>().ok()?;
+                let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+                let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+                (cmd.contains("fake_engine.py") && cmd.contains(&marker)).then_some(cmd)
+            })
+            .collect()
+        })
+        .unwrap_or_default();
+    assert!(left.is_empty(), "left running: {left:?}");
+}
