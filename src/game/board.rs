@@ -31,11 +31,15 @@ fn info_packed(info: CellInfo) -> u32 {
 }
 
 /// The [`CellInfo`] of every packed combination of four direction patterns (class and score
-/// from [`classical::combo_table`]).
-fn info_table() -> &'static [CellInfo; PACKED_COMBOS] {
-    static TABLE: OnceLock<[CellInfo; PACKED_COMBOS]> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let combos = classical::combo_table();
+/// from [`classical::combo_table`]), and the same for black in renju (double-fours are fouls).
+fn info_table(renju_black: bool) -> &'static [CellInfo; PACKED_COMBOS] {
+    static TABLES: [OnceLock<[CellInfo; PACKED_COMBOS]>; 2] = [OnceLock::new(), OnceLock::new()];
+    TABLES[renju_black as usize].get_or_init(|| {
+        let combos = if renju_black {
+            classical::renju_black_combo_table()
+        } else {
+            classical::combo_table()
+        };
         let mut t = [0; PACKED_COMBOS];
         for (packed, info) in t.iter_mut().enumerate() {
             let (class, score) = combos[packed];
@@ -171,7 +175,8 @@ pub struct Board {
     score_sum: [i32; 2],
     class_count: [[u16; CLASS_COUNT]; 2],
     table: &'static RuleTable,
-    infos: &'static [CellInfo; PACKED_COMBOS],
+    /// Per colour, the cell info of every packed combination.
+    infos: [&'static [CellInfo; PACKED_COMBOS]; 2],
     additive: &'static [i16; PACKED_COMBOS],
     /// The cell infos each move changed (cell index and old value), so `undo` restores them
     /// instead of recomputing; `plies` holds one entry per move of a suffix of `history`.
@@ -220,7 +225,7 @@ impl Board {
             score_sum: [0; 2],
             class_count: [[0; CLASS_COUNT]; 2],
             table: RuleTable::get(rule),
-            infos: info_table(),
+            infos: [info_table(rule.has_forbidden()), info_table(false)],
             additive: classical::additive_table(),
             saved: Vec::with_capacity(64 * 32),
             plies: Vec::with_capacity(64),
@@ -301,7 +306,7 @@ impl Board {
             for (d, e) in entries.iter().enumerate() {
                 packed |= ((e >> (8 * c)) & 7) << (3 * d);
             }
-            *info = self.infos[packed as usize];
+            *info = self.infos[c][packed as usize];
             self.score_sum[c] += info_score(*info);
             self.class_count[c][info_class(*info) as usize] += 1;
         }
@@ -322,8 +327,8 @@ impl Board {
         }
         let mask = !(7 << (3 * d));
         let new = [
-            self.infos[((info_packed(old[0]) & mask) | new_b << (3 * d)) as usize],
-            self.infos[((info_packed(old[1]) & mask) | new_w << (3 * d)) as usize],
+            self.infos[0][((info_packed(old[0]) & mask) | new_b << (3 * d)) as usize],
+            self.infos[1][((info_packed(old[1]) & mask) | new_w << (3 * d)) as usize],
         ];
         for c in 0..2 {
             self.score_sum[c] += info_score(new[c]) - info_score(old[c]);
@@ -419,9 +424,9 @@ impl Board {
                     saved.push(((p + i - REACH) as u16, old));
                     let mask = !(7 << (3 * DI));
                     let new = [
-                        infos
+                        infos[0]
                             [(((info_packed(old[0]) & mask) | new_b << (3 * DI)) & 0xfff) as usize],
-                        infos
+                        infos[1]
                             [(((info_packed(old[1]) & mask) | new_w << (3 * DI)) & 0xfff) as usize],
                     ];
                     for c in 0..2 {

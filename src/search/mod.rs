@@ -943,6 +943,38 @@ mod tests {
         assert!(r.score > WIN_BOUND);
     }
 
+    /// Renju, from a game against Rapfi (session 18), white to move. Black's only point that
+    /// makes two fours, 10,10, is a double-four: a foul, so no threat white must answer. Taking
+    /// it for an open-four threat kept white to blocks, and the search saw a loss where white
+    /// wins by a counter-attack (5,7 or 4,7): black had played into it for a mate that was not.
+    #[test]
+    fn a_foul_double_four_of_black_is_no_threat_to_answer() {
+        let moves = "7,10;6,6;8,7;4,6;10,7;7,7;8,9;9,8;8,8;8,6;8,10;8,11;9,10;6,10;7,8;6,7;6,8;\
+                     7,6;5,6;9,6;10,6;7,9;10,8;10,5;11,8;11,7;12,8;12,9;5,8;4,8;3,8";
+        let mut b = Board::new(15, 15, Rule::Renju).unwrap();
+        for (i, m) in moves.split(';').enumerate() {
+            let (x, y) = m.trim().split_once(',').unwrap();
+            let c = if i % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            b.try_play(x.parse().unwrap(), y.parse().unwrap(), c)
+                .unwrap();
+        }
+        assert_eq!(b.side_to_move(), Color::White);
+        assert!(!b.is_legal(Pos::new(10, 10), Color::Black));
+        let mut list = MoveList::with_capacity();
+        assert_eq!(generate_unordered(&mut b, &mut list), Situation::Normal);
+        assert!(list.iter().any(|p| p == Pos::new(5, 7)));
+        let r = Searcher::new(1 << 22).think(&b, SearchLimits::depth(6), |_| {});
+        assert!(
+            r.score > -WIN_BOUND,
+            "white is not lost: {}",
+            r.score_text()
+        );
+    }
+
     /// With the clock already run out (time_left 0), the first iteration still finishes, and
     /// its move is the depth-1 one, not the generator's first candidate.
     #[test]
