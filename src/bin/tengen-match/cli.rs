@@ -60,9 +60,10 @@ OPTIONS:
   --quiet             no per-game progress lines
   --help              this text
 
-Ctrl-C (or SIGTERM) stops a run: the games in progress are killed and not counted, the summary
-of the finished ones is printed (and written to --json), and the exit status is 130. A second
-Ctrl-C quits at once.
+Ctrl-C (SIGINT) stops a run: the games in progress are killed and not counted (a game that
+ended normally still counts), the summary of the finished ones is printed (and written to
+--json), and the exit status is 130. A second Ctrl-C quits at once. A run whose SIGINT is
+ignored (started with `&` by a script) is not stopped by it.
 ";
 
 #[derive(Clone, Debug)]

@@ -271,6 +271,11 @@ impl Engine {
     /// interrupted run (Ctrl-C) kills the engine within [`INTERRUPT_POLL`] and reads as EOF.
     fn next_line(&mut self, deadline: Instant) -> Result<Option<(Instant, String)>, Instant> {
         loop {
+            // Also between lines: an engine that keeps talking is stopped too.
+            if crate::interrupt::interrupted() {
+                self.kill();
+                return Err(Instant::now());
+            }
             let wait = deadline.saturating_duration_since(Instant::now());
             match self.rx.recv_timeout(wait.min(INTERRUPT_POLL)) {
                 Ok(Event::Line(at, s)) => {
@@ -282,10 +287,6 @@ impl Engine {
                     return Err(at);
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    if crate::interrupt::interrupted() {
-                        self.kill();
-                        return Err(Instant::now());
-                    }
                     if Instant::now() >= deadline {
                         return Ok(None);
                     }

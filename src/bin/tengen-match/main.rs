@@ -22,6 +22,7 @@ use rng::Rng;
 use stats::Tally;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
@@ -555,11 +556,19 @@ fn run(cfg: Config) -> Result<i32> {
     let mut sum = Summary::new();
     let mut warned = 0u32;
     for (w, g) in rx {
-        if interrupt::interrupted() {
-            // Ended by the interrupt (its engines were killed): not a result.
-            sum.dropped += 1;
-            let _ = acks[w].send(());
-            continue;
+        if let Reason::Fault(f) = &g.reason {
+            // A terminal's Ctrl-C reaches the engines too: one may die of it just before the
+            // handler sets the flag. Give the flag a moment before charging a crash.
+            if f.kind == FaultKind::Crash && !interrupt::interrupted() {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            if interrupt::interrupted() {
+                // Ended by the interrupt (its engines were killed): not a result. A game that
+                // ended normally still counts.
+                sum.dropped += 1;
+                let _ = acks[w].send(());
+                continue;
+            }
         }
         sum.add(&cfg, &g);
         if let Some(dir) = &cfg.records {
@@ -593,7 +602,7 @@ fn run(cfg: Config) -> Result<i32> {
             }
         }
         if !cfg.quiet {
-            println!("{}", progress_line(&cfg, &g, &sum));
+            let _ = writeln!(std::io::stdout(), "{}", progress_line(&cfg, &g, &sum));
         }
         if let Some((_, Some(_))) = sum.sprt {
             stop.store(true, Ordering::SeqCst);
@@ -604,11 +613,14 @@ fn run(cfg: Config) -> Result<i32> {
         let _ = w.join();
     }
     let wall = t0.elapsed();
-    sum.interrupted = interrupt::interrupted();
-    print!("{}", summary_text(&cfg, &sum, wall));
+    // A signal after the last game (or the SPRT's decision) interrupted nothing.
+    let complete = sum.games >= cfg.games || matches!(sum.sprt, Some((_, Some(_))));
+    sum.interrupted = interrupt::interrupted() && !complete;
+    // The JSON first, and no panic on a closed stdout: a Ctrl-C also ends a `| tee` reading it.
     if let Some(p) = &cfg.json {
         std::fs::write(p, summary_json(&cfg, &sum, wall))?;
     }
+    let _ = std::io::stdout().write_all(summary_text(&cfg, &sum, wall).as_bytes());
     Ok(if sum.interrupted {
         interrupt::EXIT_CODE
     } else {

@@ -515,7 +515,8 @@ fn help_and_bad_arguments() {
 
 /// Ctrl-C (here a SIGINT to the runner alone): the run stops at once, kills the engines of the
 /// game in progress, does not count that game, prints the summary of the finished ones and
-/// exits with status 130.
+/// exits with status 130. (Linux: it sends the signal with `kill` and reads /proc.)
+#[cfg(target_os = "linux")]
 #[test]
 fn an_interrupt_stops_the_run_with_a_summary() {
     if !have_python() {
