@@ -328,4 +328,28 @@ mod tests {
             free.cell_score(Color::White, at)
         );
     }
+
+    #[test]
+    fn two_fours_in_one_line_of_black_are_no_open_four_threat_in_renju() {
+        // Row 7: X.X*X.X, two fours in one line at 6,7 (five points 4,7 and 8,7), a double-four
+        // for black in renju. Row 10: an open three, whose ends are real open-four points.
+        let black = [(3, 7), (5, 7), (7, 7), (9, 7), (5, 10), (6, 10), (7, 10)];
+        let white = [(0, 0), (14, 14), (0, 14)];
+        let at = crate::game::Pos::new(6, 7);
+        let standard = board(Rule::Standard, &black, &white, Color::White);
+        let renju = board(Rule::Renju, &black, &white, Color::White);
+        assert_eq!(standard.class(Color::Black, at), C_OPEN_FOUR);
+        assert_eq!(standard.class_count(Color::Black, C_OPEN_FOUR), 3);
+        assert_eq!(renju.class(Color::Black, at), C_FOUR);
+        assert_eq!(renju.class_count(Color::Black, C_OPEN_FOUR), 2);
+        for x in [4, 8] {
+            let p = crate::game::Pos::new(x, 10);
+            assert_eq!(renju.class(Color::Black, p), C_OPEN_FOUR);
+        }
+        // White, who may make six, has the same classes under both rules' tables.
+        assert_eq!(
+            renju.class(Color::White, at),
+            standard.class(Color::White, at)
+        );
+    }
 }

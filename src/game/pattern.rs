@@ -137,7 +137,20 @@ fn pair_table(kind: FiveKind) -> &'static PairTable {
         OnceLock::new(),
         OnceLock::new(),
     ];
-    PAIRS[kind.index()].get_or_init(|| {
+    PAIRS[kind.index()].get_or_init(|| build_pair_table(kind, false))
+}
+
+/// Black's pair table in renju: as [`pair_table`] for exact fives, except that two fours in one
+/// line (`X.X*X.X`) read as a four. They are a double-four, a foul, so they threaten no open
+/// four; as a four they still count towards a double-four with any other line, which the renju
+/// cell classes treat as a foul too (see `eval::classical::renju_black_combo_table`).
+fn renju_black_pair_table() -> &'static PairTable {
+    static PAIRS: OnceLock<Box<PairTable>> = OnceLock::new();
+    PAIRS.get_or_init(|| build_pair_table(FiveKind::Exact, true))
+}
+
+fn build_pair_table(kind: FiveKind, line_double_four_is_four: bool) -> Box<PairTable> {
+    {
         let classes = half_classes(is_caro(kind));
         let n = classes.len();
         assert!(n * n <= 1 << 16);
@@ -151,11 +164,18 @@ fn pair_table(kind: FiveKind) -> &'static PairTable {
                     key |= ((l >> (2 * k)) as u32 & 3) << slot_shift(-off);
                     key |= ((r >> (2 * k)) as u32 & 3) << slot_shift(off);
                 }
-                t[i * n + j] = black.entry(key) & 7;
+                let mut code = black.entry(key) & 7;
+                if line_double_four_is_four
+                    && code == Pattern::OpenFour as u8
+                    && black.fours_in_line(key) >= 2
+                {
+                    code = Pattern::Four as u8;
+                }
+                t[i * n + j] = code;
             }
         }
         t
-    })
+    }
 }
 
 impl RuleTable {
@@ -210,7 +230,11 @@ impl RuleTable {
                 ],
                 left,
                 right,
-                pairs: kinds.map(pair_table),
+                pairs: if rule == Rule::Renju {
+                    [renju_black_pair_table(), pair_table(kinds[1])]
+                } else {
+                    kinds.map(pair_table)
+                },
             }
         })
     }
@@ -312,6 +336,37 @@ impl PatternTable {
                 1 => Pattern::Four,
                 _ => Pattern::OpenFour,
             } as u8
+    }
+
+    /// How many fours the centre stone makes in this line, counted as the renju referee counts
+    /// them: one five point is one four, two five points five apart (the ends of a straight
+    /// four) are one, and any other two or more are two (`X.X*X.X`: a double-four in one line).
+    pub fn fours_in_line(&self, key: u32) -> usize {
+        let mut line = decode(key, self.own);
+        if self.centre_five(&line) {
+            return 0;
+        }
+        let mut points = [0usize; 2];
+        let mut n = 0;
+        for j in 1..10 {
+            if j == 5 || line[j] != Cell::Empty as u8 {
+                continue;
+            }
+            line[j] = self.own;
+            if self.centre_five(&line) {
+                if n < 2 {
+                    points[n] = j;
+                }
+                n += 1;
+            }
+            line[j] = Cell::Empty as u8;
+        }
+        match n {
+            0 => 0,
+            1 => 1,
+            2 if points[1] - points[0] == 5 => 1,
+            _ => 2,
+        }
     }
 
     /// The bounds [a, b] of the own run through index `i` (the window edge ends a run).
@@ -473,8 +528,17 @@ mod tests {
         for rule in Rule::ALL {
             let t = RuleTable::get(rule);
             let check = |key: u32| {
-                let want = (t.colour(Color::Black).entry(key) & 7) as u32
-                    | ((t.colour(Color::White).entry(key) & 7) as u32) << 8;
+                let black = t.colour(Color::Black);
+                let mut black_code = black.entry(key) & 7;
+                // Renju: black's two fours in one line are a double-four, read as a four.
+                if rule == Rule::Renju
+                    && black_code == Pattern::OpenFour as u8
+                    && black.fours_in_line(key) >= 2
+                {
+                    black_code = Pattern::Four as u8;
+                }
+                let want =
+                    black_code as u32 | ((t.colour(Color::White).entry(key) & 7) as u32) << 8;
                 assert_eq!(t.entry(key), want, "{rule:?} key {key:#x}");
             };
             // Every key: the halves' classes must determine both colours' patterns.
@@ -534,6 +598,31 @@ mod tests {
         assert_eq!(pat(k, "x...x*xx..."), Pattern::OpenFour);
         let e = PatternTable::get(k, Cell::Black).entry(key("..xxx*xx...", true));
         assert!(e & OVERLINE_FLAG != 0);
+    }
+
+    #[test]
+    fn renju_black_reads_two_fours_in_one_line_as_a_four() {
+        let t = PatternTable::get(FiveKind::Exact, Cell::Black);
+        let renju = RuleTable::get(Rule::Renju);
+        let standard = RuleTable::get(Rule::Standard);
+        // (picture, fours as the referee counts them, black's code in renju)
+        let cases = [
+            ("..x.x*x.x..", 2, Pattern::Four),
+            (".xxx.*.xxx.", 2, Pattern::Four),
+            ("..xx.*x.xx.", 2, Pattern::Four),
+            ("....x*xx...", 1, Pattern::OpenFour),
+            ("x...x*xx...", 1, Pattern::OpenFour),
+            ("..x.x*x.xx.", 1, Pattern::Four),
+            ("...ox*xx...", 1, Pattern::Four),
+            (".....*xx...", 0, Pattern::OpenThree),
+        ];
+        for (pic, fours, code) in cases {
+            let k = key(pic, true);
+            assert_eq!(t.fours_in_line(k), fours, "{pic}");
+            assert_eq!(Pattern::from_code(renju.entry(k) as u8), code, "{pic}");
+            // Standard rules have no fouls: the same lines keep their open four.
+            assert_eq!(standard.entry(k) & 7, (t.entry(k) & 7) as u32, "{pic}");
+        }
     }
 
     #[test]

@@ -162,7 +162,7 @@ pub fn generate_unordered(board: &mut Board, list: &mut MoveList) -> Situation {
         }
         return Situation::BlockFive;
     }
-    let defend = board.class_count(opp, C_OPEN_FOUR) > 0;
+    let defend = threatens_open_four(board, opp);
     let empty_board = board.stone_count() == 0;
     for y in ys.clone() {
         for x in xs.clone() {
@@ -228,6 +228,28 @@ fn add_caro_end_blocks(board: &mut Board, list: &mut MoveList) {
             }
         }
     }
+}
+
+/// Whether `c` has an open-four point it may play. Black's in renju can all be fouls the cell
+/// classes do not see (a straight four that is also an overline or comes with two real threes),
+/// and blocking a point black cannot play wastes the move.
+fn threatens_open_four(board: &mut Board, c: Color) -> bool {
+    if board.class_count(c, C_OPEN_FOUR) == 0 {
+        return false;
+    }
+    if !board.rule().has_forbidden() || c != Color::Black {
+        return true;
+    }
+    let (xs, ys) = board.near_area();
+    for y in ys {
+        for x in xs.clone() {
+            let p = Pos::new(x, y);
+            if board.is_empty(p) && board.class(c, p) == C_OPEN_FOUR && board.is_legal(p, c) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 fn retain_legal(board: &mut Board, list: &mut MoveList) {
@@ -355,6 +377,36 @@ mod tests {
         // The ends of the three are among the defences; a far quiet point is not.
         assert!(v.contains(&Pos::new(5, 7)) && v.contains(&Pos::new(9, 7)));
         assert!(!v.contains(&Pos::new(7, 10)));
+    }
+
+    #[test]
+    fn a_foul_open_four_point_of_black_needs_no_defence_in_renju() {
+        // Black's split three on row 7 (5, 6, _, 8) has one open-four point, 7,7; there black
+        // also joins 7,4..7,6 and 7,8..7,9 into six in column 7. Under standard rules that is
+        // a straight four (the six does not win, and is allowed); in renju an overline, a foul.
+        let black = [
+            (5, 7),
+            (6, 7),
+            (8, 7),
+            (7, 4),
+            (7, 5),
+            (7, 6),
+            (7, 8),
+            (7, 9),
+        ];
+        let white = [(0, 0), (14, 14), (0, 14)];
+        let at = Pos::new(7, 7);
+        let mut standard = board(Rule::Standard, &black, &white, Color::White);
+        assert_eq!(standard.class(Color::Black, at), C_OPEN_FOUR);
+        assert_eq!(moves(&mut standard).0, Situation::Defend);
+        let mut renju = board(Rule::Renju, &black, &white, Color::White);
+        assert_eq!(
+            renju.class(Color::Black, at),
+            C_OPEN_FOUR,
+            "the classes miss it"
+        );
+        assert!(!renju.is_legal(at, Color::Black));
+        assert_eq!(moves(&mut renju).0, Situation::Normal);
     }
 
     #[test]
