@@ -1404,15 +1404,14 @@ impl Model {
     }
 
     /// Black's fouls on the empty points under `rule` when black is to move (none outside
-    /// renju, none with white to move).
+    /// renju, none with white to move). The side to move is the model's: a `BOARD` whose
+    /// counts do not alternate (10 own stones against 4) gives the move to black even when
+    /// its last stone is black's, which a replay of the stones would not.
     fn fouls(&self, rule: Rule) -> HashSet<(usize, usize)> {
-        if !rule.has_forbidden() {
+        if !rule.has_forbidden() || self.side != Color::Black {
             return HashSet::new();
         }
         let mut b = self.board(rule);
-        if b.side_to_move() != Color::Black {
-            return HashSet::new();
-        }
         self.empties()
             .into_iter()
             .filter(|&(x, y)| b.foul(Pos::new(x, y)).is_some())
