@@ -72,7 +72,7 @@ pub fn features(b: &Board, c: Color) -> Vec<(u16, f32)> {
     let mut counts = [0u16; COMBO_COUNT];
     for p in b.cells_iter() {
         if b.is_empty(p) {
-            let pats = [0, 1, 2, 3].map(|d| b.pattern(c, d, p));
+            let pats = b.cell_patterns(c, p);
             counts[classical::combo_index(pats)] += 1;
         }
     }
@@ -606,6 +606,18 @@ mod tests {
             }
         }
         assert!(checked > 100, "{checked}");
+    }
+
+    #[test]
+    fn features_read_black_renju_cells_as_the_board_does() {
+        // Black's X.X*X.X on row 7 (a double-four in one line, read as a four in renju) and an
+        // open three on row 10; white to move, a quiet position for white.
+        let black = [(3, 7), (5, 7), (7, 7), (9, 7), (5, 10), (6, 10), (7, 10)];
+        let white = [(0, 0), (14, 14), (0, 14)];
+        let b = Board::from_stones(Rule::Renju, &black, &white, Color::White);
+        let s = sample(&b, 0.5);
+        let diff = model_eval_current(&s) - engine_eval(&b) as f64;
+        assert!(diff.abs() < 1.0, "{diff}");
     }
 
     #[test]

@@ -638,6 +638,56 @@ impl Board {
         self.foul(p).is_none()
     }
 
+    /// Whether `c` has an open-four point it may play. Under renju black's can all be fouls
+    /// that the cell classes do not show (a straight four that also makes an overline or two
+    /// real threes; fours in two lines, or two in one line, have a four's class already).
+    pub fn has_legal_open_four(&mut self, c: Color) -> bool {
+        if self.class_count(c, classical::C_OPEN_FOUR) == 0 {
+            return false;
+        }
+        if c == Color::White || !self.rule.has_forbidden() {
+            return true;
+        }
+        // A straight four's point touches its stones, so it lies in the near area.
+        let (xs, ys) = self.near_area();
+        for y in ys {
+            for x in xs.clone() {
+                let p = Pos::new(x, y);
+                if self.is_empty(p)
+                    && self.class(c, p) == classical::C_OPEN_FOUR
+                    && (!self.straight_four_may_be_foul(p) || self.foul(p).is_none())
+                {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Cheap necessary condition for a foul on black's open-four point `p` under renju. The
+    /// point's class says it makes one straight four and no other four (see
+    /// `classical::renju_black_combo_table`), so it can only be an overline or a double-three,
+    /// and a real three shows as an open three in its line.
+    fn straight_four_may_be_foul(&self, p: Pos) -> bool {
+        let t = self.table.colour(Color::Black);
+        let mut threes = 0;
+        for d in 0..4 {
+            let e = t.entry(self.keys[d][p.idx()]);
+            if e & super::pattern::OVERLINE_FLAG != 0 {
+                return true;
+            }
+            threes += (Pattern::from_code(e) == Pattern::OpenThree) as u32;
+        }
+        threes >= 2
+    }
+
+    /// The four direction patterns of a stone of `c` on empty `p` as the cell's class and score
+    /// read them (black's renju table reads two fours in one line as a four, which
+    /// [`Board::pattern`] does not).
+    pub fn cell_patterns(&self, c: Color, p: Pos) -> [Pattern; 4] {
+        classical::unpack(info_packed(self.info[p.idx()][c.idx()]) as usize)
+    }
+
     /// Cheap necessary condition for a black foul on `p` under renju.
     #[inline]
     pub fn may_be_forbidden(&self, p: Pos) -> bool {
@@ -829,6 +879,51 @@ mod tests {
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         *seed >> 33
+    }
+
+    #[test]
+    fn black_open_four_points_are_fouls_only_where_the_prefilter_says_they_may_be() {
+        // Dense random renju positions in the centre: every black open-four point the prefilter
+        // passes is legal, and `has_legal_open_four` agrees with the full check of every cell.
+        let mut seed = 19;
+        let (mut fouls, mut passed) = (0, 0);
+        for _ in 0..1000 {
+            let mut b = Board::new(15, 15, Rule::Renju).unwrap();
+            // Two black stones for each white one: black's lines cross often.
+            for i in 0..42 {
+                let c = if i % 3 == 2 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                let p = Pos::new(
+                    3 + lcg(&mut seed) as usize % 9,
+                    3 + lcg(&mut seed) as usize % 9,
+                );
+                if b.is_empty(p) && !b.is_winning_move(p, c) {
+                    b.play(p, c);
+                }
+            }
+            let mut any_legal = false;
+            for p in b.cells_iter() {
+                if !b.is_empty(p) || b.class(Color::Black, p) != classical::C_OPEN_FOUR {
+                    continue;
+                }
+                let foul = b.foul(p).is_some();
+                if foul {
+                    fouls += 1;
+                    assert!(b.straight_four_may_be_foul(p), "{p:?}");
+                } else {
+                    passed += !b.straight_four_may_be_foul(p) as usize;
+                    any_legal = true;
+                }
+            }
+            assert_eq!(b.has_legal_open_four(Color::Black), any_legal);
+        }
+        assert!(
+            fouls >= 10 && passed >= 100,
+            "{fouls} fouls, {passed} passed"
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! of the threatened lines are considered. Otherwise every empty point near a stone is a
 //! candidate, ordered by attack plus defence value, ties by board order.
 
-use crate::eval::classical::{C_FIVE, C_FOUR, C_OPEN_FOUR};
+use crate::eval::classical::{C_FIVE, C_FOUR};
 use crate::game::pattern::Pattern;
 use crate::game::pos::DIRS;
 use crate::game::{Board, Cell, Color, Pos, Rule};
@@ -162,7 +162,7 @@ pub fn generate_unordered(board: &mut Board, list: &mut MoveList) -> Situation {
         }
         return Situation::BlockFive;
     }
-    let defend = threatens_open_four(board, opp);
+    let defend = board.has_legal_open_four(opp);
     let empty_board = board.stone_count() == 0;
     for y in ys.clone() {
         for x in xs.clone() {
@@ -230,28 +230,6 @@ fn add_caro_end_blocks(board: &mut Board, list: &mut MoveList) {
     }
 }
 
-/// Whether `c` has an open-four point it may play. Black's in renju can all be fouls the cell
-/// classes do not see (a straight four that is also an overline or comes with two real threes),
-/// and blocking a point black cannot play wastes the move.
-fn threatens_open_four(board: &mut Board, c: Color) -> bool {
-    if board.class_count(c, C_OPEN_FOUR) == 0 {
-        return false;
-    }
-    if !board.rule().has_forbidden() || c != Color::Black {
-        return true;
-    }
-    let (xs, ys) = board.near_area();
-    for y in ys {
-        for x in xs.clone() {
-            let p = Pos::new(x, y);
-            if board.is_empty(p) && board.class(c, p) == C_OPEN_FOUR && board.is_legal(p, c) {
-                return true;
-            }
-        }
-    }
-    false
-}
-
 fn retain_legal(board: &mut Board, list: &mut MoveList) {
     let me = board.side_to_move();
     if !board.rule().has_forbidden() || me != crate::game::Color::Black {
@@ -315,6 +293,7 @@ pub fn generate_fours_near(board: &mut Board, list: &mut MoveList, centre: Pos) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::classical::C_OPEN_FOUR;
     use crate::game::Color;
 
     fn board(rule: Rule, black: &[(i64, i64)], white: &[(i64, i64)], to_move: Color) -> Board {

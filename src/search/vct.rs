@@ -18,7 +18,7 @@
 //! forbidden point is no block).
 
 use super::threat::{five_point, ThreatSolver};
-use crate::eval::classical::{C_DOUBLE_THREE, C_FIVE, C_FOUR, C_OPEN_FOUR, C_THREE};
+use crate::eval::classical::{C_DOUBLE_THREE, C_FIVE, C_FOUR, C_THREE};
 use crate::game::pattern::Pattern;
 use crate::game::pos::{CELLS, DIRS};
 use crate::game::{Board, Color, Pos};
@@ -337,22 +337,6 @@ impl VctSolver {
             }
             _ => Some(false),
         }
-    }
-
-    /// Whether `c` has an open four (or double four) point it may play.
-    fn has_open_four_point(board: &mut Board, c: Color) -> bool {
-        if board.class_count(c, C_OPEN_FOUR) == 0 {
-            return false;
-        }
-        if c == Color::White || !board.rule().has_forbidden() {
-            return true;
-        }
-        for p in board.cells_iter() {
-            if board.is_empty(p) && board.class(c, p) == C_OPEN_FOUR && board.is_legal(p, c) {
-                return true;
-            }
-        }
-        false
     }
 
     /// Terminal status or the children of the node, into `lists[ply]`.
@@ -752,7 +736,7 @@ impl VctSolver {
         }
         // Against the defender's open three only fours and the threes that take away every
         // open-four point of the defender keep the initiative.
-        let counter = Self::has_open_four_point(board, opp);
+        let counter = board.has_legal_open_four(opp);
         for p in board.cells_iter() {
             if !board.is_empty(p) || !board.near(p) {
                 continue;
@@ -771,7 +755,7 @@ impl VctSolver {
             if threat && board.is_legal(p, me) {
                 if counter && class < C_FOUR {
                     board.play(p, me);
-                    let stops = !Self::has_open_four_point(board, opp);
+                    let stops = !board.has_legal_open_four(opp);
                     board.undo();
                     if !stops {
                         continue;
@@ -816,7 +800,7 @@ impl VctSolver {
             Some(false) => return Node::Proven,
             None => {}
         }
-        if Self::has_open_four_point(board, opp) {
+        if board.has_legal_open_four(opp) {
             // An open three: the defender's fours, and the points that take away every
             // open-four point (the ends, and the far points where they count).
             for p in board.cells_iter() {
@@ -829,7 +813,7 @@ impl VctSolver {
                 }
                 if mine < C_FOUR {
                     board.play(p, me);
-                    let stops = !Self::has_open_four_point(board, opp);
+                    let stops = !board.has_legal_open_four(opp);
                     board.undo();
                     if !stops {
                         continue;
