@@ -699,7 +699,11 @@ impl Board {
             if pat == Pattern::Five {
                 return false;
             }
-            if e & super::pattern::OVERLINE_FLAG != 0 || pat == Pattern::OpenFour {
+            // An overline or two fours in one line is a foul alone; a straight four is one
+            // with any other threat.
+            if e & (super::pattern::OVERLINE_FLAG | super::pattern::LINE_DOUBLE_FOUR_FLAG) != 0
+                || pat == Pattern::OpenFour
+            {
                 threats += 2;
             } else if pat >= Pattern::OpenThree {
                 threats += 1;
@@ -884,7 +888,8 @@ mod tests {
     #[test]
     fn black_open_four_points_are_fouls_only_where_the_prefilter_says_they_may_be() {
         // Dense random renju positions in the centre: every black open-four point the prefilter
-        // passes is legal, and `has_legal_open_four` agrees with the full check of every cell.
+        // passes is legal, `has_legal_open_four` agrees with the full check of every cell, and
+        // so does `is_legal` (its fast path reads black's renju line table).
         let mut seed = 19;
         let (mut fouls, mut passed) = (0, 0);
         for _ in 0..1000 {
@@ -906,7 +911,13 @@ mod tests {
             }
             let mut any_legal = false;
             for p in b.cells_iter() {
-                if !b.is_empty(p) || b.class(Color::Black, p) != classical::C_OPEN_FOUR {
+                if !b.is_empty(p) {
+                    continue;
+                }
+                // The fast path of `is_legal` misses no foul.
+                let legal = b.foul(p).is_none();
+                assert_eq!(b.is_legal(p, Color::Black), legal, "{p:?}");
+                if b.class(Color::Black, p) != classical::C_OPEN_FOUR {
                     continue;
                 }
                 let foul = b.foul(p).is_some();

@@ -53,6 +53,9 @@ impl Pattern {
 
 /// Set in a table entry when the stone makes a run of six or more of its colour.
 pub const OVERLINE_FLAG: u8 = 8;
+/// Set in black's renju table when the stone makes two fours in one line (see
+/// [`PatternTable::renju_black`]).
+pub const LINE_DOUBLE_FOUR_FLAG: u8 = 16;
 const COMPUTED_FLAG: u8 = 0x80;
 
 /// Bit position of the neighbour at `offset` (-5..=5, not 0) inside a key.
@@ -137,45 +140,32 @@ fn pair_table(kind: FiveKind) -> &'static PairTable {
         OnceLock::new(),
         OnceLock::new(),
     ];
-    PAIRS[kind.index()].get_or_init(|| build_pair_table(kind, false))
+    PAIRS[kind.index()].get_or_init(|| build_pair_table(PatternTable::get(kind, Cell::Black)))
 }
 
-/// Black's pair table in renju: as [`pair_table`] for exact fives, except that two fours in one
-/// line (`X.X*X.X`) read as a four. They are a double-four, a foul, so they threaten no open
-/// four; as a four they still count towards a double-four with any other line, which the renju
-/// cell classes treat as a foul too (see `eval::classical::renju_black_combo_table`).
+/// Black's pair table in renju, from [`PatternTable::renju_black`].
 fn renju_black_pair_table() -> &'static PairTable {
     static PAIRS: OnceLock<Box<PairTable>> = OnceLock::new();
-    PAIRS.get_or_init(|| build_pair_table(FiveKind::Exact, true))
+    PAIRS.get_or_init(|| build_pair_table(PatternTable::renju_black()))
 }
 
-fn build_pair_table(kind: FiveKind, line_double_four_is_four: bool) -> Box<PairTable> {
-    {
-        let classes = half_classes(is_caro(kind));
-        let n = classes.len();
-        assert!(n * n <= 1 << 16);
-        let black = PatternTable::get(kind, Cell::Black);
-        let mut t: Box<PairTable> = vec![0u8; 1 << 16].try_into().expect("64 Ki entries");
-        for (i, &l) in classes.iter().enumerate() {
-            for (j, &r) in classes.iter().enumerate() {
-                let mut key = 0u32;
-                for k in 0..5 {
-                    let off = k as isize + 1;
-                    key |= ((l >> (2 * k)) as u32 & 3) << slot_shift(-off);
-                    key |= ((r >> (2 * k)) as u32 & 3) << slot_shift(off);
-                }
-                let mut code = black.entry(key) & 7;
-                if line_double_four_is_four
-                    && code == Pattern::OpenFour as u8
-                    && black.fours_in_line(key) >= 2
-                {
-                    code = Pattern::Four as u8;
-                }
-                t[i * n + j] = code;
+fn build_pair_table(black: &'static PatternTable) -> Box<PairTable> {
+    let classes = half_classes(is_caro(black.kind));
+    let n = classes.len();
+    assert!(n * n <= 1 << 16);
+    let mut t: Box<PairTable> = vec![0u8; 1 << 16].try_into().expect("64 Ki entries");
+    for (i, &l) in classes.iter().enumerate() {
+        for (j, &r) in classes.iter().enumerate() {
+            let mut key = 0u32;
+            for k in 0..5 {
+                let off = k as isize + 1;
+                key |= ((l >> (2 * k)) as u32 & 3) << slot_shift(-off);
+                key |= ((r >> (2 * k)) as u32 & 3) << slot_shift(off);
             }
+            t[i * n + j] = black.entry(key) & 7;
         }
-        t
     }
+    t
 }
 
 impl RuleTable {
@@ -225,7 +215,11 @@ impl RuleTable {
             }
             RuleTable {
                 colours: [
-                    PatternTable::get(kinds[0], Cell::Black),
+                    if rule == Rule::Renju {
+                        PatternTable::renju_black()
+                    } else {
+                        PatternTable::get(kinds[0], Cell::Black)
+                    },
                     PatternTable::get(kinds[1], Cell::White),
                 ],
                 left,
@@ -260,6 +254,9 @@ pub struct PatternTable {
     own: u8,
     opp: u8,
     kind: FiveKind,
+    /// Black's table in renju: two fours in one line are a double-four, a foul, and read as
+    /// a four (with [`LINE_DOUBLE_FOUR_FLAG`]), here and in the patterns one stone before.
+    renju_black: bool,
     entries: Box<[AtomicU8]>,
 }
 
@@ -274,7 +271,21 @@ impl PatternTable {
     /// The shared table for stones with cell code `own_cell` (Black or White) under `kind`.
     pub fn get(kind: FiveKind, own_cell: Cell) -> &'static PatternTable {
         let colour = if own_cell == Cell::Black { 0 } else { 1 };
-        TABLES[kind.index()][colour].get_or_init(|| PatternTable {
+        TABLES[kind.index()][colour].get_or_init(|| PatternTable::new(kind, own_cell, false))
+    }
+
+    /// Black's table under renju: exact fives, and two fours in one line (`X.X*X.X`) read as
+    /// a four. They are a double-four, a foul, so they threaten no open four (and a stone one
+    /// move before them makes no open three); as a four they still count towards a double-four
+    /// with any other line, which the renju cell classes treat as a foul too (see
+    /// `eval::classical::renju_black_combo_table`).
+    pub fn renju_black() -> &'static PatternTable {
+        static TABLE: OnceLock<PatternTable> = OnceLock::new();
+        TABLE.get_or_init(|| PatternTable::new(FiveKind::Exact, Cell::Black, true))
+    }
+
+    fn new(kind: FiveKind, own_cell: Cell, renju_black: bool) -> PatternTable {
+        PatternTable {
             own: own_cell as u8,
             opp: if own_cell == Cell::Black {
                 Cell::White as u8
@@ -282,8 +293,9 @@ impl PatternTable {
                 Cell::Black as u8
             },
             kind,
+            renju_black,
             entries: (0..KEY_SPACE).map(|_| AtomicU8::new(0)).collect(),
-        })
+        }
     }
 
     /// The entry for `key`: pattern code in the low 3 bits, [`OVERLINE_FLAG`].
@@ -319,6 +331,7 @@ impl PatternTable {
             return flags | Pattern::Five as u8;
         }
         let mut fives = 0;
+        let mut points = [0isize; 2];
         let mut best = Pattern::None;
         for off in -4isize..=4 {
             if off == 0 || line[(off + 5) as usize] != Cell::Empty as u8 {
@@ -326,9 +339,17 @@ impl PatternTable {
             }
             let next = key | (self.own as u32) << slot_shift(off);
             match self.pattern(next) {
-                Pattern::Five => fives += 1,
+                Pattern::Five => {
+                    if fives < 2 {
+                        points[fives] = off;
+                    }
+                    fives += 1;
+                }
                 p => best = best.max(weaker(p)),
             }
+        }
+        if self.renju_black && fours_in_line(fives, points) >= 2 {
+            return flags | LINE_DOUBLE_FOUR_FLAG | Pattern::Four as u8;
         }
         flags
             | match fives {
@@ -336,37 +357,6 @@ impl PatternTable {
                 1 => Pattern::Four,
                 _ => Pattern::OpenFour,
             } as u8
-    }
-
-    /// How many fours the centre stone makes in this line, counted as the renju referee counts
-    /// them: one five point is one four, two five points five apart (the ends of a straight
-    /// four) are one, and any other two or more are two (`X.X*X.X`: a double-four in one line).
-    pub fn fours_in_line(&self, key: u32) -> usize {
-        let mut line = decode(key, self.own);
-        if self.centre_five(&line) {
-            return 0;
-        }
-        let mut points = [0usize; 2];
-        let mut n = 0;
-        for j in 1..10 {
-            if j == 5 || line[j] != Cell::Empty as u8 {
-                continue;
-            }
-            line[j] = self.own;
-            if self.centre_five(&line) {
-                if n < 2 {
-                    points[n] = j;
-                }
-                n += 1;
-            }
-            line[j] = Cell::Empty as u8;
-        }
-        match n {
-            0 => 0,
-            1 => 1,
-            2 if points[1] - points[0] == 5 => 1,
-            _ => 2,
-        }
     }
 
     /// The bounds [a, b] of the own run through index `i` (the window edge ends a run).
@@ -400,14 +390,22 @@ impl PatternTable {
     #[cfg(test)]
     fn five_points(&self, line: &mut [u8; 11]) -> usize {
         let mut n = 0;
+        let mut points = [0isize; 2];
         for j in 1..10 {
             if j != 5 && line[j] == Cell::Empty as u8 {
                 line[j] = self.own;
                 if self.centre_five(line) {
+                    if n < 2 {
+                        points[n] = j as isize;
+                    }
                     n += 1;
                 }
                 line[j] = Cell::Empty as u8;
             }
+        }
+        // Black's two fours in one line under renju: a foul, as good as a single four.
+        if self.renju_black && fours_in_line(n, points) >= 2 {
+            return 1;
         }
         n
     }
@@ -478,6 +476,19 @@ fn decode(key: u32, own: u8) -> [u8; 11] {
     line
 }
 
+/// How many fours a stone makes in one line, counted as the renju referee counts them, from
+/// the number of its five points and the offsets of the first two: one five point is one four,
+/// two five points five apart (the ends of a straight four) are one, and any other two or more
+/// are two (`X.X*X.X`: a double-four in one line).
+fn fours_in_line(fives: usize, points: [isize; 2]) -> usize {
+    match fives {
+        0 => 0,
+        1 => 1,
+        2 if points[1] - points[0] == 5 => 1,
+        _ => 2,
+    }
+}
+
 /// What a pattern one stone away is worth now.
 fn weaker(p: Pattern) -> Pattern {
     match p {
@@ -496,9 +507,13 @@ mod tests {
     #[test]
     fn table_agrees_with_direct_classification() {
         let mut seed = 7u64;
-        for kind in FiveKind::ALL {
-            for own in [Cell::Black, Cell::White] {
-                let t = PatternTable::get(kind, own);
+        let tables = FiveKind::ALL
+            .iter()
+            .flat_map(|&kind| [Cell::Black, Cell::White].map(|own| PatternTable::get(kind, own)))
+            .chain([PatternTable::renju_black()]);
+        for t in tables {
+            let (kind, own) = (t.kind, if t.own == 1 { Cell::Black } else { Cell::White });
+            {
                 for _ in 0..20_000 {
                     seed = seed
                         .wrapping_mul(6364136223846793005)
@@ -528,17 +543,8 @@ mod tests {
         for rule in Rule::ALL {
             let t = RuleTable::get(rule);
             let check = |key: u32| {
-                let black = t.colour(Color::Black);
-                let mut black_code = black.entry(key) & 7;
-                // Renju: black's two fours in one line are a double-four, read as a four.
-                if rule == Rule::Renju
-                    && black_code == Pattern::OpenFour as u8
-                    && black.fours_in_line(key) >= 2
-                {
-                    black_code = Pattern::Four as u8;
-                }
-                let want =
-                    black_code as u32 | ((t.colour(Color::White).entry(key) & 7) as u32) << 8;
+                let want = (t.colour(Color::Black).entry(key) & 7) as u32
+                    | ((t.colour(Color::White).entry(key) & 7) as u32) << 8;
                 assert_eq!(t.entry(key), want, "{rule:?} key {key:#x}");
             };
             // Every key: the halves' classes must determine both colours' patterns.
@@ -602,26 +608,31 @@ mod tests {
 
     #[test]
     fn renju_black_reads_two_fours_in_one_line_as_a_four() {
-        let t = PatternTable::get(FiveKind::Exact, Cell::Black);
-        let renju = RuleTable::get(Rule::Renju);
-        let standard = RuleTable::get(Rule::Standard);
-        // (picture, fours as the referee counts them, black's code in renju)
+        let exact = PatternTable::get(FiveKind::Exact, Cell::Black);
+        let renju = PatternTable::renju_black();
+        assert!(std::ptr::eq(
+            RuleTable::get(Rule::Renju).colour(Color::Black),
+            renju
+        ));
+        // (picture, black's pattern under exact fives, under renju, a double-four in the line)
         let cases = [
-            ("..x.x*x.x..", 2, Pattern::Four),
-            (".xxx.*.xxx.", 2, Pattern::Four),
-            ("..xx.*x.xx.", 2, Pattern::Four),
-            ("....x*xx...", 1, Pattern::OpenFour),
-            ("x...x*xx...", 1, Pattern::OpenFour),
-            ("..x.x*x.xx.", 1, Pattern::Four),
-            ("...ox*xx...", 1, Pattern::Four),
-            (".....*xx...", 0, Pattern::OpenThree),
+            ("..x.x*x.x..", Pattern::OpenFour, Pattern::Four, true),
+            (".xxx.*.xxx.", Pattern::OpenFour, Pattern::Four, true),
+            ("..xx.*x.xx.", Pattern::OpenFour, Pattern::Four, true),
+            ("....x*xx...", Pattern::OpenFour, Pattern::OpenFour, false),
+            ("x...x*xx...", Pattern::OpenFour, Pattern::OpenFour, false),
+            ("..x.x*x.xx.", Pattern::Four, Pattern::Four, false),
+            ("...ox*xx...", Pattern::Four, Pattern::Four, false),
+            (".....*xx...", Pattern::OpenThree, Pattern::OpenThree, false),
+            // One stone before X.X*X.X (at +1): no open three in renju, the rest are fours.
+            (".ox.x*..xo.", Pattern::OpenThree, Pattern::Three, false),
         ];
-        for (pic, fours, code) in cases {
+        for (pic, want_exact, want_renju, double) in cases {
             let k = key(pic, true);
-            assert_eq!(t.fours_in_line(k), fours, "{pic}");
-            assert_eq!(Pattern::from_code(renju.entry(k) as u8), code, "{pic}");
-            // Standard rules have no fouls: the same lines keep their open four.
-            assert_eq!(standard.entry(k) & 7, (t.entry(k) & 7) as u32, "{pic}");
+            assert_eq!(exact.pattern(k), want_exact, "{pic}");
+            assert_eq!(renju.pattern(k), want_renju, "{pic}");
+            assert_eq!(renju.entry(k) & LINE_DOUBLE_FOUR_FLAG != 0, double, "{pic}");
+            assert_eq!(exact.entry(k) & LINE_DOUBLE_FOUR_FLAG, 0, "{pic}");
         }
     }
 
