@@ -72,7 +72,7 @@ pub fn features(b: &Board, c: Color) -> Vec<(u16, f32)> {
     let mut counts = [0u16; COMBO_COUNT];
     for p in b.cells_iter() {
         if b.is_empty(p) {
-            let pats = b.cell_patterns(c, p);
+            let pats = [0, 1, 2, 3].map(|d| b.pattern(c, d, p));
             counts[classical::combo_index(pats)] += 1;
         }
     }

@@ -681,13 +681,6 @@ impl Board {
         threes >= 2
     }
 
-    /// The four direction patterns of a stone of `c` on empty `p` as the cell's class and score
-    /// read them (black's renju table reads two fours in one line as a four, which
-    /// [`Board::pattern`] does not).
-    pub fn cell_patterns(&self, c: Color, p: Pos) -> [Pattern; 4] {
-        classical::unpack(info_packed(self.info[p.idx()][c.idx()]) as usize)
-    }
-
     /// Cheap necessary condition for a black foul on `p` under renju.
     #[inline]
     pub fn may_be_forbidden(&self, p: Pos) -> bool {

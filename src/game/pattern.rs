@@ -213,22 +213,19 @@ impl RuleTable {
                 let [b, w] = ids(near_first(|k| slot_shift(k as isize + 1) - 10));
                 right[h as usize] = b | w << 16;
             }
+            let (black, black_pairs) = if rule == Rule::Renju {
+                (PatternTable::renju_black(), renju_black_pair_table())
+            } else {
+                (
+                    PatternTable::get(kinds[0], Cell::Black),
+                    pair_table(kinds[0]),
+                )
+            };
             RuleTable {
-                colours: [
-                    if rule == Rule::Renju {
-                        PatternTable::renju_black()
-                    } else {
-                        PatternTable::get(kinds[0], Cell::Black)
-                    },
-                    PatternTable::get(kinds[1], Cell::White),
-                ],
+                colours: [black, PatternTable::get(kinds[1], Cell::White)],
                 left,
                 right,
-                pairs: if rule == Rule::Renju {
-                    [renju_black_pair_table(), pair_table(kinds[1])]
-                } else {
-                    kinds.map(pair_table)
-                },
+                pairs: [black_pairs, pair_table(kinds[1])],
             }
         })
     }
@@ -513,27 +510,25 @@ mod tests {
             .chain([PatternTable::renju_black()]);
         for t in tables {
             let (kind, own) = (t.kind, if t.own == 1 { Cell::Black } else { Cell::White });
-            {
-                for _ in 0..20_000 {
-                    seed = seed
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    // Bias towards own stones and empties, as real lines are.
-                    let mut key = 0u32;
-                    for off in (-5isize..=5).filter(|&o| o != 0) {
-                        let r = (seed >> ((off + 5) as u32 * 3)) & 7;
-                        let v = match r {
-                            0..=2 => 0,
-                            3..=5 => own as u32,
-                            6 => 3 - own as u32,
-                            _ => 3,
-                        };
-                        key |= v << slot_shift(off);
-                    }
-                    let mut line = decode(key, own as u8);
-                    let direct = t.classify(&mut line);
-                    assert_eq!(t.pattern(key), direct, "{kind:?} {own:?} key {key:#x}");
+            for _ in 0..20_000 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // Bias towards own stones and empties, as real lines are.
+                let mut key = 0u32;
+                for off in (-5isize..=5).filter(|&o| o != 0) {
+                    let r = (seed >> ((off + 5) as u32 * 3)) & 7;
+                    let v = match r {
+                        0..=2 => 0,
+                        3..=5 => own as u32,
+                        6 => 3 - own as u32,
+                        _ => 3,
+                    };
+                    key |= v << slot_shift(off);
                 }
+                let mut line = decode(key, own as u8);
+                let direct = t.classify(&mut line);
+                assert_eq!(t.pattern(key), direct, "{kind:?} {own:?} key {key:#x}");
             }
         }
     }
