@@ -10,6 +10,10 @@ pub const BOUND_LOWER: u8 = 2;
 pub const BOUND_EXACT: u8 = 3;
 
 /// Entries per bucket; a bucket is 64 bytes, one cache line.
+/// Words in a 4 KiB memory page.
+const PAGE_WORDS: usize = 4096 / 8;
+/// The most of a new table committed at once (about 90 ms on the development machine).
+const PREFAULT_MAX_BYTES: usize = 256 << 20;
 const BUCKET: usize = 4;
 /// Each entry is two words: the full key, and the packed data.
 const WORDS: usize = 2;
@@ -59,9 +63,8 @@ pub struct TranspositionTable {
     age: AtomicU8,
 }
 
-/// A zeroed vector of atomics from the allocator's zeroed memory: pages are touched only when
-/// used, so a large table costs nothing at start-up and memory grows with use (building it with
-/// `AtomicU64::new(0)` would write, and so commit, every page at once).
+/// A zeroed vector of atomics from the allocator's zeroed memory (building it with
+/// `AtomicU64::new(0)` element by element would be much slower); the caller commits its pages.
 fn zeroed_atomics(len: usize) -> Vec<AtomicU64> {
     let mut v = std::mem::ManuallyDrop::new(vec![0u64; len]);
     let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
@@ -78,6 +81,17 @@ impl TranspositionTable {
         let n = (bytes / bucket_bytes).max(1);
         let n = 1usize << (usize::BITS - 1 - n.leading_zeros());
         let words = zeroed_atomics(n * BUCKET * WORDS + BUCKET * WORDS - 1);
+        // Commit every page now: a page first written during the search costs a fault there,
+        // and with several threads each such fault also stops the others (the zero page's
+        // mapping is flushed from every core), which made two threads slower than one.
+        // Up to a cap, so that an explicit huge table does not eat a short first move.
+        for w in words
+            .iter()
+            .take(PREFAULT_MAX_BYTES / 8)
+            .step_by(PAGE_WORDS)
+        {
+            w.store(0, Relaxed);
+        }
         let misalignment = words.as_ptr() as usize % bucket_bytes;
         let first = (bucket_bytes - misalignment) % bucket_bytes / 8;
         TranspositionTable {
@@ -220,6 +234,41 @@ mod tests {
                 assert!(start + BUCKET * WORDS <= tt.words.len());
             }
         }
+    }
+
+    /// The resident kilobytes of the memory mapping that holds `addr` (from /proc/self/smaps).
+    #[cfg(target_os = "linux")]
+    fn resident_kb_of_mapping(addr: usize) -> Option<usize> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let mut inside = false;
+        for line in smaps.lines() {
+            let first = line.split_whitespace().next().unwrap_or("");
+            if let Some((lo, hi)) = first.split_once('-') {
+                if let (Ok(lo), Ok(hi)) =
+                    (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+                {
+                    inside = (lo..hi).contains(&addr);
+                    continue;
+                }
+            }
+            if inside {
+                if let Some(kb) = line.strip_prefix("Rss:") {
+                    return kb.trim().trim_end_matches("kB").trim().parse().ok();
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_new_table_is_resident_before_the_search_touches_it() {
+        // Committed at creation: pages first written in the search would fault there, and with
+        // several threads every such fault stalls the others.
+        let tt = TranspositionTable::new(32 << 20);
+        let addr = tt.words.as_ptr() as usize + (16 << 20);
+        let kb = resident_kb_of_mapping(addr).expect("the table's mapping is listed");
+        assert!(kb >= 31 << 10, "only {kb} KB of a 32 MB table resident");
     }
 
     #[test]
