@@ -13,7 +13,7 @@ use crate::game::{Board, Pos, Rule};
 use movepick::{
     generate, generate_fours, generate_fours_near, generate_unordered, MoveList, Situation,
 };
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tt::{TranspositionTable, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER};
@@ -63,6 +63,8 @@ const VCT_TAIL_PERCENT: u128 = 35;
 const VCT_MIN_PERCENT: u32 = 30;
 const VCT_SHARE_SCORE: i32 = 400;
 const VCT_SHARE_HARD: Duration = Duration::from_millis(500);
+/// Lazy SMP helpers add up to this much noise to their move-ordering scores.
+const HELPER_ORDER_NOISE: i32 = 24;
 /// How often (in nodes) the clock and the stop flag are read.
 const CHECK_EVERY: u64 = 32;
 
@@ -152,6 +154,8 @@ pub struct Searcher {
     stop: Arc<AtomicBool>,
     /// Set by the main thread when it has its answer: helper threads stop.
     done: Arc<AtomicBool>,
+    /// The iteration the main thread is searching: helpers keep ahead of it.
+    main_depth: Arc<AtomicI32>,
     /// Search threads (Lazy SMP): this one plus `threads - 1` helpers sharing the table.
     threads: usize,
     helpers: Vec<Searcher>,
@@ -224,6 +228,7 @@ impl Searcher {
             tt: Arc::new(TranspositionTable::new(tt_bytes)),
             stop: Arc::new(AtomicBool::new(false)),
             done: Arc::new(AtomicBool::new(false)),
+            main_depth: Arc::new(AtomicI32::new(0)),
             threads: 1,
             helpers: Vec::new(),
             is_helper: false,
@@ -277,6 +282,7 @@ impl Searcher {
         h.tt = self.tt.clone();
         h.stop = self.stop.clone();
         h.done = self.done.clone();
+        h.main_depth = self.main_depth.clone();
         h.is_helper = true;
         h
     }
@@ -327,24 +333,41 @@ impl Searcher {
         }
         self.tt.new_search();
         self.done.store(false, Ordering::Relaxed);
+        self.main_depth.store(0, Ordering::Relaxed);
         let mut helpers = std::mem::take(&mut self.helpers);
-        let mut report = std::thread::scope(|scope| {
+        let (mut report, deepest) = std::thread::scope(|scope| {
+            let mut handles = Vec::new();
             for (i, h) in helpers.iter_mut().enumerate() {
                 let (board, limits) = (board.clone(), limits.clone());
                 let spawned = std::thread::Builder::new()
                     .name(format!("helper-{}", i + 1))
                     .stack_size(HELPER_STACK)
                     .spawn_scoped(scope, move || {
-                        h.think_alone(&board, limits, excluded, &mut NoObserver);
+                        h.think_alone(&board, limits, excluded, &mut NoObserver)
                     });
-                if spawned.is_err() {
-                    break;
+                match spawned {
+                    Ok(handle) => handles.push(handle),
+                    Err(_) => break,
                 }
             }
             let report = self.think_alone(board, limits.clone(), excluded, observer);
             self.done.store(true, Ordering::Relaxed);
-            report
+            let deepest = handles
+                .into_iter()
+                .filter_map(|h| h.join().ok())
+                .max_by_key(|r| r.depth);
+            (report, deepest)
         });
+        // A helper that completed a deeper iteration than this thread answers instead (unless
+        // this thread's answer is a proven result, which a solver may have found).
+        if let Some(r) = deepest {
+            if r.depth > report.depth && report.score.abs() < WIN_BOUND && !r.best.is_none() {
+                report.best = r.best;
+                report.score = r.score;
+                report.depth = r.depth;
+                report.pv = r.pv;
+            }
+        }
         report.nodes += helpers.iter().map(|h| h.nodes).sum::<u64>();
         self.helpers = helpers;
         report
@@ -416,7 +439,16 @@ impl Searcher {
         if !self.is_helper {
             self.search_end = Duration::MAX;
         }
+        // Helpers search one or two plies deeper than the main thread: at its depth they would
+        // walk the same tree in step with it (they read each other's entries), and the table
+        // would gain nothing.
+        let ahead = 1 + (self.helper_index as i32 + 1) % 2;
         for depth in first_depth..=max_depth {
+            if !self.is_helper {
+                self.main_depth.store(depth, Ordering::Relaxed);
+            } else if depth < self.main_depth.load(Ordering::Relaxed) + ahead && depth < max_depth {
+                continue;
+            }
             // Aspiration: a window around the last score, widened on the side that fails.
             let (mut lo, mut hi) = if depth >= ASPIRATION_DEPTH && report.score.abs() < WIN_BOUND {
                 (
@@ -672,6 +704,9 @@ impl Searcher {
         }
         let mut list = std::mem::take(&mut self.lists[ply]);
         let situation = generate_unordered(board, &mut list);
+        if self.is_helper {
+            list.perturb(key ^ self.helper_index as u64, HELPER_ORDER_NOISE);
+        }
         if list.is_empty() {
             self.lists[ply] = list;
             return if situation == Situation::BlockFive {

@@ -50,6 +50,15 @@ impl MoveList {
         self.moves.clear();
         self.ordered = 0;
     }
+    /// Adds to every unpicked move's score a pseudo-random amount below `range` drawn from
+    /// `seed` and the move: Lazy SMP helpers order near-equal moves differently from the main
+    /// thread, so that they search other subtrees first.
+    pub fn perturb(&mut self, seed: u64, range: i32) {
+        for m in &mut self.moves[self.ordered..] {
+            let h = (seed ^ m.0 .0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            m.1 += (h >> 40) as i32 % range;
+        }
+    }
     /// The `i`-th move in order, for `i` counting up from 0 (or from 1 after
     /// [`MoveList::bring_to_front`]): the first highest-scored move not yet picked, so the moves
     /// come out exactly as the stable sort of [`generate`] would give them.
@@ -386,6 +395,41 @@ mod tests {
         );
         assert!(!renju.is_legal(at, Color::Black));
         assert_eq!(moves(&mut renju).0, Situation::Normal);
+    }
+
+    #[test]
+    fn perturbing_leaves_picked_moves_and_adds_bounded_noise() {
+        let mut b = Board::new(15, 15, Rule::Freestyle).unwrap();
+        for (x, y, c) in [
+            (7, 7, Color::Black),
+            (8, 8, Color::White),
+            (6, 8, Color::Black),
+        ] {
+            b.play(Pos::new(x, y), c);
+        }
+        let mut list = MoveList::with_capacity();
+        generate_unordered(&mut b, &mut list);
+        let first = list.pick(0);
+        let before = list.moves.clone();
+        list.perturb(12345, 24);
+        assert_eq!(
+            list.moves[0], before[0],
+            "a picked move keeps its place and score"
+        );
+        assert_eq!(list.get(0), first);
+        let mut changed = false;
+        for (m, o) in list.moves.iter().zip(&before).skip(1) {
+            assert_eq!(m.0, o.0);
+            assert!((0..24).contains(&(m.1 - o.1)), "{} -> {}", o.1, m.1);
+            changed |= m.1 != o.1;
+        }
+        assert!(changed, "some unpicked score moved");
+        // The same seed gives the same order: a helper's search stays reproducible.
+        let mut again = MoveList::with_capacity();
+        generate_unordered(&mut b, &mut again);
+        again.pick(0);
+        again.perturb(12345, 24);
+        assert_eq!(again.moves, list.moves);
     }
 
     #[test]
