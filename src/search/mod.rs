@@ -315,7 +315,8 @@ impl Searcher {
     /// Searches `board` for the side to move without considering the root moves in `excluded`
     /// (multi-PV searches call this repeatedly), telling `observer` about its progress. With
     /// several threads, helpers search the same position and fill the shared table; the answer
-    /// is this thread's.
+    /// is this thread's, or that of a helper that completed a deeper iteration (not under a
+    /// node limit, which each thread has in full, nor over a proven result of this thread).
     pub fn think_with(
         &mut self,
         board: &Board,
@@ -335,6 +336,7 @@ impl Searcher {
         self.done.store(false, Ordering::Relaxed);
         self.main_depth.store(0, Ordering::Relaxed);
         let mut helpers = std::mem::take(&mut self.helpers);
+        let mut spawned_count = 0;
         let (mut report, deepest) = std::thread::scope(|scope| {
             let mut handles = Vec::new();
             for (i, h) in helpers.iter_mut().enumerate() {
@@ -349,6 +351,7 @@ impl Searcher {
                     Ok(handle) => handles.push(handle),
                     Err(_) => break,
                 }
+                spawned_count += 1;
             }
             let report = self.think_alone(board, limits.clone(), excluded, observer);
             self.done.store(true, Ordering::Relaxed);
@@ -360,7 +363,7 @@ impl Searcher {
         });
         // A helper that completed a deeper iteration than this thread answers instead (unless
         // this thread's answer is a proven result, which a solver may have found).
-        if let Some(r) = deepest {
+        if let Some(r) = deepest.filter(|_| limits.max_nodes == u64::MAX) {
             if r.depth > report.depth && report.score.abs() < WIN_BOUND && !r.best.is_none() {
                 report.best = r.best;
                 report.score = r.score;
@@ -368,7 +371,10 @@ impl Searcher {
                 report.pv = r.pv;
             }
         }
-        report.nodes += helpers.iter().map(|h| h.nodes).sum::<u64>();
+        report.nodes += helpers[..spawned_count]
+            .iter()
+            .map(|h| h.nodes)
+            .sum::<u64>();
         self.helpers = helpers;
         report
     }
@@ -705,7 +711,8 @@ impl Searcher {
         let mut list = std::mem::take(&mut self.lists[ply]);
         let situation = generate_unordered(board, &mut list);
         if self.is_helper {
-            list.perturb(key ^ self.helper_index as u64, HELPER_ORDER_NOISE);
+            let seed = (self.helper_index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+            list.perturb(key ^ seed, HELPER_ORDER_NOISE);
         }
         if list.is_empty() {
             self.lists[ply] = list;

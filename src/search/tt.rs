@@ -9,11 +9,11 @@ pub const BOUND_UPPER: u8 = 1;
 pub const BOUND_LOWER: u8 = 2;
 pub const BOUND_EXACT: u8 = 3;
 
-/// Entries per bucket; a bucket is 64 bytes, one cache line.
 /// Words in a 4 KiB memory page.
 const PAGE_WORDS: usize = 4096 / 8;
 /// The most of a new table committed at once (about 90 ms on the development machine).
 const PREFAULT_MAX_BYTES: usize = 256 << 20;
+/// Entries per bucket; a bucket is 64 bytes, one cache line.
 const BUCKET: usize = 4;
 /// Each entry is two words: the full key, and the packed data.
 const WORDS: usize = 2;
