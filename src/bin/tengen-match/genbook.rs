@@ -33,16 +33,20 @@ iteration found a forced win. Openings equal under the 8 board symmetries are tr
 Output: one opening per line in the Gomocup offset format (\"dx,dy, dx,dy, ...\" relative to
 the centre, black first) after a '#' header line with the command.
 
-The defaults are those of the shipped books. CENTRE is where games come out even, and it moves
-with the engine that values the openings: books valued by the first engine (centre -45) had
-white winning 60-64 % of the games between near-equal builds of the ninth session at 0.2 s a
-move in renju, freestyle 15x15 and caro, with 74-79 % of the colour-swapped pairs split one game
-each. Rebuilt by the ninth session's engine: renju at -30 white won 43.7 % of 428 games (69 % of
-pairs split); freestyle 15x15 at -30 34 %, at -10 37 %, at +10 44.8 % of 165 (74 % split), at
-+30 62 %; freestyle 20x20 at +10 41 % of 100; standard 15x15 at +10 41 % of 100; caro at -30
-30 %, at +10 39 % of 100 (62 % split, 74 % from the old book). So the centre is -30 in renju and
-+10 in the other rules. Other stone counts need their own centre: white (to move) won 72-82 % of
-the first engine's games from 3-stone openings valued -60..-30.
+The defaults are those of the shipped books. CENTRE is where games come out even; it moves with
+the engine and the depth that value the openings. The ninth session's books (depth 5, centre -30
+in renju and +10 in the other rules, where that engine's games came out nearest even) had, by
+the twenty-first session, stopped telling builds apart: between near-equal builds at 0.2 s a
+move, 72-88 % of the colour-swapped pairs split one game each (400-game runs of sessions 15-20),
+and the engine's value of a book opening at depth 11-12 predicted the colour that won (of the 40
+freestyle 15x15 openings it valued at -167 or below or at +286 or above, 36 had gone to one
+colour in at least 90 % of their games).
+Rebuilt at depth 10, |value - CENTRE| <= 40, and played by the same two near-equal builds at
+0.2 s a move, 200 games each: renju at centre 0, white won 54.5 % and 69 % of the pairs split;
+freestyle 15x15 at 0, white 39.6 %, 59 % split; at +40, white 47.4 % but 70 % split. Pairs
+that do not split are what a match learns from, so the centre is 0 in every rule (standard,
+caro and freestyle 20x20 were not measured). Other stone counts need their own centre: white
+(to move) won 72-82 % of the first engine's games from 3-stone openings valued -60..-30.
 
 OPTIONS:
   --rule R         freestyle | standard | renju | caro | caro8 [freestyle]
@@ -51,10 +55,10 @@ OPTIONS:
   --stones A-B     stones per opening [5-5]
   --radius R       stones within R points of the centre (Chebyshev distance) [3]
   --seed N         seed [1]
-  --depth D        fixed search depth per opening (reproducible) [5]
+  --depth D        fixed search depth per opening (reproducible) [10]
   --ms T           search each opening for T milliseconds instead of a fixed depth
-  --eval-centre C  the balanced value for the side to move [renju -30, other rules 10]
-  --max-eval E     keep openings whose |value - C| <= E [30]
+  --eval-centre C  the balanced value for the side to move [0]
+  --max-eval E     keep openings whose |value - C| <= E [40]
   --max-tries N    give up after N distinct candidates [100000]
   --hash-mb N      transposition table size, cleared before each opening [16]
   --out FILE       write the book to FILE (default: stdout)
@@ -73,8 +77,8 @@ pub struct GenConfig {
     pub seed: u64,
     pub depth: i32,
     pub ms: Option<u64>,
-    /// `None`: the rule's default, [`default_centre`].
-    pub centre: Option<i32>,
+    /// The value for the side to move at which openings count as balanced.
+    pub centre: i32,
     pub max_eval: i32,
     pub max_tries: usize,
     pub hash_mb: usize,
@@ -92,21 +96,16 @@ impl GenConfig {
             stones: (5, 5),
             radius: 3,
             seed: 1,
-            depth: 5,
+            depth: 10,
             ms: None,
-            centre: None,
-            max_eval: 30,
+            centre: DEFAULT_CENTRE,
+            max_eval: 40,
             max_tries: 100_000,
             hash_mb: 16,
             out: None,
             quiet: false,
             verbose: false,
         }
-    }
-
-    /// The value for the side to move at which openings count as balanced.
-    pub fn centre(&self) -> i32 {
-        self.centre.unwrap_or(default_centre(self.rule))
     }
 
     /// The command line that reproduces this book (for the header).
@@ -132,22 +131,15 @@ impl GenConfig {
         let _ = write!(
             s,
             " --eval-centre {} --max-eval {} --hash-mb {}",
-            self.centre(),
-            self.max_eval,
-            self.hash_mb
+            self.centre, self.max_eval, self.hash_mb
         );
         s
     }
 }
 
-/// Where the games of 5-stone openings valued at depth 5 come out even, by rule (measured with
-/// the ninth session's engine; see the usage text).
-pub fn default_centre(rule: Rule) -> i32 {
-    match rule {
-        Rule::Renju => -30,
-        _ => 10,
-    }
-}
+/// The balanced value of the shipped books (depth 10, the twenty-first session's engine; see
+/// the usage text for what was measured).
+pub const DEFAULT_CENTRE: i32 = 0;
 
 /// Parses the arguments after `gen-openings`. `Ok(None)` means `--help` was printed.
 pub fn parse(args: &[String]) -> Result<Option<GenConfig>> {
@@ -189,7 +181,7 @@ pub fn parse(args: &[String]) -> Result<Option<GenConfig>> {
             "--ms" => cfg.ms = Some(next(&mut i, a)?.parse().context("--ms")?),
             "--max-eval" => cfg.max_eval = next(&mut i, a)?.parse().context("--max-eval")?,
             "--eval-centre" | "--eval-center" => {
-                cfg.centre = Some(next(&mut i, a)?.parse().context("--eval-centre")?)
+                cfg.centre = next(&mut i, a)?.parse().context("--eval-centre")?
             }
             "--max-tries" => cfg.max_tries = next(&mut i, a)?.parse().context("--max-tries")?,
             "--hash-mb" => cfg.hash_mb = next(&mut i, a)?.parse().context("--hash-mb")?,
@@ -211,7 +203,7 @@ pub fn parse(args: &[String]) -> Result<Option<GenConfig>> {
     if cfg.stones.0 < 1 || cfg.stones.0 > cfg.stones.1 || cfg.stones.1 > area / 2 {
         bail!("--stones A-B needs 1 <= A <= B <= {}", area / 2);
     }
-    if cfg.depth < 1 || cfg.max_eval < 0 || cfg.centre().abs() + cfg.max_eval >= WIN_BOUND {
+    if cfg.depth < 1 || cfg.max_eval < 0 || cfg.centre.abs() + cfg.max_eval >= WIN_BOUND {
         bail!(
             "--depth must be >= 1, --max-eval >= 0 and |--eval-centre| + --max-eval < {WIN_BOUND}"
         );
@@ -368,11 +360,11 @@ pub fn run(cfg: &GenConfig) -> Result<i32> {
             forced += 1;
         } else {
             // Buckets of max-eval / 2 for |value - centre| (the last collects the rest).
-            let off = (v.value() - cfg.centre()).unsigned_abs() as usize;
+            let off = (v.value() - cfg.centre).unsigned_abs() as usize;
             let b = (off * 2 / (cfg.max_eval.max(1) as usize)).min(7);
             hist[b] += 1;
         }
-        let ok = balanced(&v, cfg.centre(), cfg.max_eval);
+        let ok = balanced(&v, cfg.centre, cfg.max_eval);
         if cfg.verbose {
             eprintln!(
                 "{} {}: value {} depth {} score {} previous {} {} nodes {:.0} ms{}",
@@ -517,7 +509,7 @@ mod tests {
             let prev = v.prev.expect("depth 1 score");
             assert_eq!(v.value(), (v.score + prev) / 2);
             assert_eq!(
-                balanced(&v, cfg.centre(), cfg.max_eval),
+                balanced(&v, cfg.centre, cfg.max_eval),
                 !v.forced() && (v.value() + 20).abs() <= 200
             );
         }
@@ -546,13 +538,11 @@ mod tests {
         assert!(p("--eval-centre -28990 --max-eval 20").is_err());
         let d = p("").unwrap().unwrap();
         assert_eq!(
-            (d.stones, d.depth, d.centre(), d.max_eval),
-            ((5, 5), 5, 10, 30)
+            (d.stones, d.depth, d.centre, d.max_eval),
+            ((5, 5), 10, 0, 40)
         );
-        // The rule picks the default centre; an explicit one wins, before or after --rule.
-        assert_eq!(p("--rule renju").unwrap().unwrap().centre(), -30);
         let c = p("--eval-centre 5 --rule renju").unwrap().unwrap();
-        assert_eq!(c.centre(), 5);
+        assert_eq!(c.centre, 5);
         assert!(c.command().contains("--eval-centre 5 "));
         assert!(p("--bogus").is_err());
     }
