@@ -2,8 +2,9 @@
 //!
 //! Random openings of a few stones near the centre (seeded, no four, no five, no renju foul) are
 //! searched at a fixed depth (or for a fixed time) on one thread; an opening is kept when the
-//! search value for the side to move is close to the value at which games from such openings
-//! are even (`|value - eval-centre| <= max-eval`, no forced win either way). Positions equal
+//! search value for the side to move is close to a chosen centre, where games between
+//! near-equal builds are most often decided by the engines rather than by the colours
+//! (`|value - eval-centre| <= max-eval`, no forced win either way). Positions equal
 //! under the 8 symmetries of the board are generated once. The book is written in the
 //! Gomocup offset format (`dx,dy, dx,dy, ...` from the centre, black first) after a `#` header
 //! line that records the command.
@@ -33,20 +34,25 @@ iteration found a forced win. Openings equal under the 8 board symmetries are tr
 Output: one opening per line in the Gomocup offset format (\"dx,dy, dx,dy, ...\" relative to
 the centre, black first) after a '#' header line with the command.
 
-The defaults are those of the shipped books. CENTRE is where games come out even; it moves with
-the engine and the depth that value the openings. The ninth session's books (depth 5, centre -30
-in renju and +10 in the other rules, where that engine's games came out nearest even) had, by
-the twenty-first session, stopped telling builds apart: between near-equal builds at 0.2 s a
-move, 72-88 % of the colour-swapped pairs split one game each (400-game runs of sessions 15-20),
-and the engine's value of a book opening at depth 11-12 predicted the colour that won (of the 40
-freestyle 15x15 openings it valued at -167 or below or at +286 or above, 36 had gone to one
-colour in at least 90 % of their games).
-Rebuilt at depth 10, |value - CENTRE| <= 40, and played by the same two near-equal builds at
-0.2 s a move, 200 games each: renju at centre 0, white won 54.5 % and 69 % of the pairs split;
-freestyle 15x15 at 0, white 39.6 %, 59 % split; at +40, white 47.4 % but 70 % split. Pairs
-that do not split are what a match learns from, so the centre is 0 in every rule (standard,
-caro and freestyle 20x20 were not measured). Other stone counts need their own centre: white
-(to move) won 72-82 % of the first engine's games from 3-stone openings valued -60..-30.
+The defaults are those of the shipped books. CENTRE is the value the kept openings centre on. A
+match between near-equal builds learns mostly from the colour-swapped pairs that do not split
+one game each, and the best centre for that moves with the engine and the depth that value the
+openings. The ninth session's books (depth 5, |value - CENTRE| <= 30, CENTRE -30 in renju and
++10 elsewhere) came out near even for that session's engine (renju: white won 43.7 % of 428
+games, 69 % of the pairs split; caro 62 % split, 74 % from the first books). For the stronger
+engine of sessions 15-20 they told builds apart poorly: 72-88 % of the pairs split in its
+400-game runs, and its value at depth 11-12 of a book opening foretold the winning colour
+(freestyle 15x15: white's share of the games averaged 8 % over the 20 openings it valued lowest,
+-167 or below, and 94 % over the 20 it valued highest, +286 or above). Rebuilt at depth 10 with
+|value - CENTRE| <= 40 and played by the twentieth session's LMR-extension build against
+d54ad63's at 0.2 s a move, 200 games each: freestyle 15x15 59 % of pairs split at CENTRE 0
+(77.5 % over 400 games of the same pair from the old book), white winning 39.6 % of the decisive
+games; 70 % split at +40, white 49.0 %; renju at 0, 69 % split, white 54.5 %; standard 15x15 at
+0, 69 % split (72.9 % over 354 games from the old book), white 39.7 %. So 0 was chosen for every
+rule, from one comparison in freestyle 15x15 (59 against 70 % of 100 pairs, not significant at
+95 %); caro and freestyle 20x20 were not measured. Other stone counts need their own centre:
+white (to move) won 72-82 % of the first engine's games from 3-stone openings valued -60..-30 at
+depth 5.
 
 OPTIONS:
   --rule R         freestyle | standard | renju | caro | caro8 [freestyle]
@@ -57,7 +63,7 @@ OPTIONS:
   --seed N         seed [1]
   --depth D        fixed search depth per opening (reproducible) [10]
   --ms T           search each opening for T milliseconds instead of a fixed depth
-  --eval-centre C  the balanced value for the side to move [0]
+  --eval-centre C  the value for the side to move the kept openings centre on [0]
   --max-eval E     keep openings whose |value - C| <= E [40]
   --max-tries N    give up after N distinct candidates [100000]
   --hash-mb N      transposition table size, cleared before each opening [16]
@@ -137,8 +143,8 @@ impl GenConfig {
     }
 }
 
-/// The balanced value of the shipped books (depth 10, the twenty-first session's engine; see
-/// the usage text for what was measured).
+/// The value the shipped books are centred on (depth 10, the twenty-first session's engine;
+/// see the usage text for what was measured).
 pub const DEFAULT_CENTRE: i32 = 0;
 
 /// Parses the arguments after `gen-openings`. `Ok(None)` means `--help` was printed.
@@ -203,7 +209,10 @@ pub fn parse(args: &[String]) -> Result<Option<GenConfig>> {
     if cfg.stones.0 < 1 || cfg.stones.0 > cfg.stones.1 || cfg.stones.1 > area / 2 {
         bail!("--stones A-B needs 1 <= A <= B <= {}", area / 2);
     }
-    if cfg.depth < 1 || cfg.max_eval < 0 || cfg.centre.abs() + cfg.max_eval >= WIN_BOUND {
+    if cfg.depth < 1
+        || cfg.max_eval < 0
+        || i64::from(cfg.centre).abs() + i64::from(cfg.max_eval) >= i64::from(WIN_BOUND)
+    {
         bail!(
             "--depth must be >= 1, --max-eval >= 0 and |--eval-centre| + --max-eval < {WIN_BOUND}"
         );
@@ -541,8 +550,13 @@ mod tests {
             (d.stones, d.depth, d.centre, d.max_eval),
             ((5, 5), 10, 0, 40)
         );
+        // One default centre for every rule; an explicit one (either spelling) wins.
+        assert_eq!(p("--rule renju").unwrap().unwrap().centre, 0);
+        assert_eq!(p("--eval-center -7").unwrap().unwrap().centre, -7);
         let c = p("--eval-centre 5 --rule renju").unwrap().unwrap();
         assert_eq!(c.centre, 5);
+        assert!(p("--eval-centre -2147483648").is_err());
+        assert!(p("--eval-centre 2000000000 --max-eval 2000000000").is_err());
         assert!(c.command().contains("--eval-centre 5 "));
         assert!(p("--bogus").is_err());
     }
@@ -582,9 +596,16 @@ mod tests {
         for (file, rule, size) in BOOKS {
             let path = dir.join(file);
             let text = std::fs::read_to_string(&path).unwrap();
+            // The books are what the defaults make (the usage text says so).
+            let made_by = GenConfig {
+                rule,
+                size,
+                ..GenConfig::defaults()
+            }
+            .command();
             assert!(
-                text.starts_with("# tengen-match gen-openings "),
-                "{file}: header line"
+                text.starts_with(&format!("# {made_by}  (")),
+                "{file}: header line is not '# {made_by}'"
             );
             // Every line parses as an offset line; load() also checks stones on board, distinct,
             // no five and no renju foul.
