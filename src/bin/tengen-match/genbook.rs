@@ -48,11 +48,11 @@ engine of sessions 15-20 they told builds apart poorly: 72-88 % of the pairs spl
 d54ad63's at 0.2 s a move, 200 games each: freestyle 15x15 59 % of pairs split at CENTRE 0
 (77.5 % over 400 games of the same pair from the old book), white winning 39.6 % of the decisive
 games; 70 % split at +40, white 49.0 %; renju at 0, 69 % split, white 54.5 %; standard 15x15 at
-0, 69 % split (72.9 % over 354 games from the old book), white 39.7 %. So 0 was chosen for every
-rule, from one comparison in freestyle 15x15 (59 against 70 % of 100 pairs, not significant at
-95 %); caro and freestyle 20x20 were not measured. Other stone counts need their own centre:
-white (to move) won 72-82 % of the first engine's games from 3-stone openings valued -60..-30 at
-depth 5.
+0, 69 % split (72.9 % over 354 games from the old book), white 39.7 %; caro at 0, 64 % split
+(62-75 % in three older runs of another pair), white 40.8 %. So 0 was chosen for every rule,
+from one comparison in freestyle 15x15 (59 against 70 % of 100 pairs, not significant at 95 %);
+freestyle 20x20 was not measured. Other stone counts need their own centre: white (to move) won
+72-82 % of the first engine's games from 3-stone openings valued -60..-30 at depth 5.
 
 OPTIONS:
   --rule R         freestyle | standard | renju | caro | caro8 [freestyle]
@@ -83,7 +83,7 @@ pub struct GenConfig {
     pub seed: u64,
     pub depth: i32,
     pub ms: Option<u64>,
-    /// The value for the side to move at which openings count as balanced.
+    /// The value for the side to move that the kept openings centre on.
     pub centre: i32,
     pub max_eval: i32,
     pub max_tries: usize,
