@@ -44,6 +44,9 @@ struct EngineStats {
     wins: u32,
     losses: u32,
     draws: u32,
+    /// Wins, losses and draws with black and with white.
+    as_black: [u32; 3],
+    as_white: [u32; 3],
 }
 
 impl EngineStats {
@@ -111,6 +114,19 @@ impl Summary {
                 self.engines[0].draws += 1;
                 self.engines[1].draws += 1;
             }
+        }
+        for (i, e) in self.engines.iter_mut().enumerate() {
+            let by_colour = if i == g.setup.black {
+                &mut e.as_black
+            } else {
+                &mut e.as_white
+            };
+            let outcome = match g.winner {
+                Some(w) if w == i => 0,
+                Some(_) => 1,
+                None => 2,
+            };
+            by_colour[outcome] += 1;
         }
         match self.partial.remove(&g.setup.pair) {
             Some(first) => self.tally.penta[((first + s) * 2.0).round() as usize] += 1,
@@ -345,6 +361,22 @@ fn summary_text(cfg: &Config, sum: &Summary, wall: Duration) -> String {
             slow
         );
     }
+    let black_wins: u32 = sum.engines.iter().map(|e| e.as_black[0]).sum();
+    let white_wins: u32 = sum.engines.iter().map(|e| e.as_white[0]).sum();
+    let _ = writeln!(
+        s,
+        "By colour: black won {black_wins}, white won {white_wins}, {} drawn",
+        sum.tally.draws
+    );
+    for (i, e) in sum.engines.iter().enumerate() {
+        let [bw, bl, bd] = e.as_black;
+        let [ww, wl, wd] = e.as_white;
+        let _ = writeln!(
+            s,
+            "  {}: as black {bw}-{bl}-{bd}, as white {ww}-{wl}-{wd} (W-L-D)",
+            cfg.engines[i].name
+        );
+    }
     let _ = writeln!(s, "Total faults: {}", sum.total_faults());
     if sum.interrupted {
         let _ = writeln!(
@@ -445,6 +477,12 @@ fn summary_json(cfg: &Config, sum: &Summary, wall: Duration) -> String {
         .map(|(k, v)| format!("{}: {v}", json_str(k)))
         .collect();
     let _ = writeln!(s, "  \"endings\": {{{}}},", reasons.join(", "));
+    let _ = writeln!(
+        s,
+        "  \"black_wins\": {}, \"white_wins\": {},",
+        sum.engines.iter().map(|e| e.as_black[0]).sum::<u32>(),
+        sum.engines.iter().map(|e| e.as_white[0]).sum::<u32>()
+    );
     let _ = writeln!(s, "  \"faults_total\": {},", sum.total_faults());
     s.push_str("  \"engines\": [\n");
     for (i, e) in sum.engines.iter().enumerate() {
@@ -454,7 +492,7 @@ fn summary_json(cfg: &Config, sum: &Summary, wall: Duration) -> String {
             .collect();
         let _ = write!(
             s,
-            "    {{\"name\": {}, \"wins\": {}, \"losses\": {}, \"draws\": {}, \"faults\": {{{}}}, \"fouls\": {}, \"warnings\": {}, \"moves\": {}, \"mean_ms\": {}, \"max_ms\": {}, \"slowest_fraction\": {}, \"slowest_ms\": {}, \"slowest_limit_ms\": {}, \"slowest_game\": {}}}",
+            "    {{\"name\": {}, \"wins\": {}, \"losses\": {}, \"draws\": {}, \"faults\": {{{}}}, \"fouls\": {}, \"warnings\": {}, \"moves\": {}, \"mean_ms\": {}, \"max_ms\": {}, \"slowest_fraction\": {}, \"slowest_ms\": {}, \"slowest_limit_ms\": {}, \"slowest_game\": {}, \"black_wins\": {}, \"black_losses\": {}, \"black_draws\": {}, \"white_wins\": {}, \"white_losses\": {}, \"white_draws\": {}}}",
             json_str(&cfg.engines[i].name),
             e.wins,
             e.losses,
@@ -468,7 +506,13 @@ fn summary_json(cfg: &Config, sum: &Summary, wall: Duration) -> String {
             json_num(e.max_frac),
             json_num(e.max_frac_ms),
             json_num(e.max_frac_limit),
-            e.max_frac_game
+            e.max_frac_game,
+            e.as_black[0],
+            e.as_black[1],
+            e.as_black[2],
+            e.as_white[0],
+            e.as_white[1],
+            e.as_white[2]
         );
         s.push_str(if i == 0 { ",\n" } else { "\n" });
     }

@@ -357,6 +357,55 @@ fn random_match_statistics_and_records() {
         .map(|v| v.trim().parse::<i64>().unwrap())
         .sum();
     assert_eq!(penta, 3);
+    // Each engine had black in 3 of the 6 games; the colour tallies add up to the results.
+    let colour = |e: &str, k: &str| engine_field(&json, e, k);
+    for e in ["a", "b"] {
+        let black: i64 = ["black_wins", "black_losses", "black_draws"]
+            .iter()
+            .map(|k| colour(e, k))
+            .sum();
+        let white: i64 = ["white_wins", "white_losses", "white_draws"]
+            .iter()
+            .map(|k| colour(e, k))
+            .sum();
+        assert_eq!((black, white), (3, 3), "{json}");
+        assert_eq!(
+            colour(e, "black_wins") + colour(e, "white_wins"),
+            engine_field(&json, e, "wins")
+        );
+        assert_eq!(
+            colour(e, "black_draws") + colour(e, "white_draws"),
+            engine_field(&json, e, "draws")
+        );
+    }
+    assert_eq!(colour("a", "black_wins"), colour("b", "white_losses"));
+    assert_eq!(
+        field(&json, "black_wins") + field(&json, "white_wins") + field(&json, "draws"),
+        6
+    );
+    // The records say who had black and who won: engine a's colour tallies from them.
+    let mut a_colour = [[0i64; 3]; 2];
+    for g in 1..=6 {
+        let sgf = std::fs::read_to_string(rec.join(format!("game-{g:05}.sgf"))).unwrap();
+        let white = usize::from(sgf.contains("PW[a]"));
+        let outcome = if sgf.contains("RE[0]") {
+            2
+        } else if sgf.contains(["RE[B+", "RE[W+"][white]) {
+            0
+        } else {
+            1
+        };
+        a_colour[white][outcome] += 1;
+    }
+    let named = |k: [&str; 3]| k.map(|k| colour("a", k));
+    assert_eq!(
+        a_colour,
+        [
+            named(["black_wins", "black_losses", "black_draws"]),
+            named(["white_wins", "white_losses", "white_draws"])
+        ],
+        "{json}"
+    );
     for g in 1..=6 {
         let sgf = std::fs::read_to_string(rec.join(format!("game-{g:05}.sgf"))).unwrap();
         assert!(sgf.starts_with("(;GM[4]FF[4]"), "{sgf}");
@@ -366,6 +415,8 @@ fn random_match_statistics_and_records() {
     }
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("95% ["), "{stdout}");
+    assert!(stdout.contains("By colour: black won "), "{stdout}");
+    assert!(stdout.contains("  a: as black "), "{stdout}");
 }
 
 #[test]
