@@ -53,6 +53,10 @@ const LMR_FIRST: usize = 4;
 /// Reverse futility pruning up to this depth, with this margin per ply beyond the first.
 const RFP_DEPTH: i32 = 3;
 const RFP_MARGIN: i32 = 100;
+/// Singular extensions: from this depth, a table move whose stored lower bound, less the margin
+/// per ply, no other move reaches in a search of half the depth is searched a ply deeper.
+const SE_DEPTH: i32 = 6;
+const SE_MARGIN: i32 = 10;
 /// Per ply of depth, how far the static evaluation must exceed beta for the fail-high reduction.
 const FAIL_HIGH_MARGIN: i32 = 20;
 /// Share of the hard limit after which a finished iteration hands the rest to the VCT solver.
@@ -170,6 +174,8 @@ pub struct Searcher {
     lists: Vec<MoveList>,
     /// Whether the move into each ply was a null move (no two in a row).
     null_into: [bool; MAX_PLY + 1],
+    /// Per ply, the move a singular-extension check leaves out (`Pos::NONE`: none).
+    excluded: [Pos; MAX_PLY + 1],
     vcf: threat::ThreatSolver,
     /// The root VCT solver of the main thread, made on first use (its tables are large).
     vct: Option<Box<vct::VctSolver>>,
@@ -240,6 +246,7 @@ impl Searcher {
             pv_len: [0; MAX_PLY + 1],
             lists: (0..=MAX_PLY).map(|_| MoveList::with_capacity()).collect(),
             null_into: [false; MAX_PLY + 1],
+            excluded: [Pos::NONE; MAX_PLY + 1],
             vcf: threat::ThreatSolver::vcf(),
             vct: None,
             root_vct: true,
@@ -662,14 +669,17 @@ impl Searcher {
         if depth <= 0 {
             return self.qsearch(board, alpha, beta, ply, VCF_DEPTH);
         }
+        let excluded = self.excluded[ply];
         let key = Self::key(board);
         let mut tt_move = Pos::NONE;
-        if let Some(h) = self.tt.probe(key) {
+        let mut tt_hit = None;
+        if let Some(h) = self.tt.probe(key).filter(|_| excluded.is_none()) {
             tt_move = h.best;
             let s = score_from_tt(h.score, ply);
             if !pv_node && h.depth >= depth && bound_decides(h.bound, s, alpha, beta) {
                 return s;
             }
+            tt_hit = Some((h, s));
         }
         let opp = me.other();
         // The opponent threatens nothing that a pass would let through at once.
@@ -677,6 +687,7 @@ impl Searcher {
         let stand = if calm { Self::evaluate(board) } else { -INF };
         if !pv_node
             && calm
+            && excluded.is_none()
             && depth <= RFP_DEPTH
             && stand - RFP_MARGIN * (depth - 1) >= beta
             && board.class_count(opp, C_FOUR_THREE) == 0
@@ -690,6 +701,7 @@ impl Searcher {
         if !pv_node
             && calm
             && depth >= NULL_MIN_DEPTH
+            && excluded.is_none()
             && !self.null_into[ply]
             && stand >= beta
             && beta.abs() < WIN_BOUND
@@ -731,6 +743,47 @@ impl Searcher {
             list.bring_to_front(tt_move);
         }
         let extension = (situation == Situation::BlockFive && list.len() == 1) as i32;
+        // Singular extension: the table move, when no other move comes near its stored lower
+        // bound in a search of half the depth, gets a ply more.
+        let mut singular = false;
+        if let Some((h, tt_score)) = tt_hit {
+            if depth >= SE_DEPTH
+                && extension == 0
+                && situation == Situation::Normal
+                && !tt_move.is_none()
+                && h.bound != BOUND_UPPER
+                && h.depth >= depth - 3
+                && tt_score.abs() < WIN_BOUND
+                && list.len() > 1
+            {
+                let singular_beta = tt_score - SE_MARGIN * depth;
+                self.lists[ply] = list;
+                self.excluded[ply] = tt_move;
+                let score = self.pvs(
+                    board,
+                    (depth - 1) / 2,
+                    singular_beta - 1,
+                    singular_beta,
+                    ply,
+                    false,
+                );
+                self.excluded[ply] = Pos::NONE;
+                self.pv_len[ply] = 0;
+                list = std::mem::take(&mut self.lists[ply]);
+                if self.aborted {
+                    self.lists[ply] = list;
+                    return 0;
+                }
+                singular = score < singular_beta;
+                // The check searched this node's list: the same moves again, in this order.
+                generate_unordered(board, &mut list);
+                if self.is_helper {
+                    let seed = (self.helper_index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+                    list.perturb(key ^ seed, HELPER_ORDER_NOISE);
+                }
+                list.bring_to_front(tt_move);
+            }
+        }
         // Far above beta with nothing to answer: likely to fail high, so the moves that make no
         // four are searched a ply shallower.
         let likely_high = !pv_node
@@ -758,6 +811,9 @@ impl Searcher {
         };
         for i in 0..list.len() {
             let m = list.pick(i);
+            if m == excluded {
+                continue;
+            }
             // A quiet move neither makes nor stops an open three or better.
             let quiet = board.class(me, m) < C_THREE && board.class(opp, m) < C_THREE;
             if i > 0 && quiet && best > -WIN_BOUND && (futile || i >= move_count_limit) {
@@ -766,7 +822,7 @@ impl Searcher {
             let shallower = (likely_high && board.class(me, m) < C_FOUR) as i32;
             self.tt.prefetch(key ^ Board::move_key(m, me));
             board.play(m, me);
-            let d = depth - 1 + extension - shallower;
+            let d = depth - 1 + extension - shallower + (singular && m == tt_move) as i32;
             let mut score;
             if i == 0 {
                 score = -self.pvs(board, d, -beta, -alpha, ply + 1, pv_node);
@@ -802,9 +858,11 @@ impl Searcher {
             }
         }
         self.lists[ply] = list;
-        let bound = bound_of(best, alpha_in, beta);
-        self.tt
-            .store(key, best_move, score_to_tt(best, ply), 0, depth, bound);
+        if excluded.is_none() {
+            let bound = bound_of(best, alpha_in, beta);
+            self.tt
+                .store(key, best_move, score_to_tt(best, ply), 0, depth, bound);
+        }
         best
     }
 
