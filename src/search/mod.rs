@@ -53,8 +53,9 @@ const LMR_FIRST: usize = 4;
 /// Reverse futility pruning up to this depth, with this margin per ply beyond the first.
 const RFP_DEPTH: i32 = 3;
 const RFP_MARGIN: i32 = 100;
-/// Singular extensions: from this depth, a table move whose stored lower bound, less the margin
-/// per ply, no other move reaches in a search of half the depth is searched a ply deeper.
+/// Singular extensions: from this depth, a table move whose stored lower bound (from at most 3
+/// plies shallower), less the margin per ply, no other move reaches in a search of half the
+/// depth is searched a ply deeper.
 const SE_DEPTH: i32 = 6;
 const SE_MARGIN: i32 = 10;
 /// Per ply of depth, how far the static evaluation must exceed beta for the fail-high reduction.

@@ -182,7 +182,8 @@ pub fn generate_unordered(board: &mut Board, list: &mut MoveList) -> Situation {
             if defend && board.class(me, p) < C_FOUR && board.class(opp, p) < C_FOUR {
                 continue;
             }
-            // Attack counts double (3:2 and 1:1 were measured weaker, see the README).
+            // Attack counts double: 1:1 lost to 3:2, and 2:1 scored +12 against it (undecided;
+            // kept together with singular extensions, see the README's Strength steps).
             let score = board.cell_score(me, p) * 2 + board.cell_score(opp, p);
             list.push(p, score);
         }
