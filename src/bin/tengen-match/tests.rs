@@ -313,39 +313,31 @@ fn engine_ignoring_end_is_killed() {
     assert!(r.wall < Duration::from_secs(15), "took {:?}", r.wall);
 }
 
-#[test]
-fn random_match_statistics_and_records() {
-    if !have_python() {
-        return;
-    }
-    let e = format!("cmd={}", fake());
-    let dir = tmp("records-check");
+/// Six games of `engine` against itself (names a and b, 1 s a move, seed 9), with records and
+/// the JSON summary: the runner's output, the summary and the records' directory.
+fn six_games_with_records(name: &str, engine: &str) -> (std::process::Output, String, PathBuf) {
+    let dir = tmp(name);
     let rec = dir.join("rec");
     let out = Command::new(RUNNER)
-        .args([
-            "--engine",
-            &e,
-            "name=a",
-            "--engine",
-            &e,
-            "name=b",
-            "--each",
-            "tc=20/1",
-            "--games",
-            "6",
-            "--concurrency",
-            "2",
-            "--seed",
-            "9",
-            "--records",
-        ])
+        .args(["--engine", engine, "name=a", "--engine", engine, "name=b"])
+        .args(["--each", "tc=20/1", "--games", "6", "--concurrency", "2"])
+        .args(["--seed", "9", "--records"])
         .arg(&rec)
         .arg("--json")
         .arg(dir.join("s.json"))
         .output()
         .unwrap();
+    let json = std::fs::read_to_string(dir.join("s.json")).unwrap_or_default();
+    (out, json, rec)
+}
+
+#[test]
+fn random_match_statistics_and_records() {
+    if !have_python() {
+        return;
+    }
+    let (out, json, rec) = six_games_with_records("records-check", &format!("cmd={}", fake()));
     assert!(out.status.success());
-    let json = std::fs::read_to_string(dir.join("s.json")).unwrap();
     assert_eq!(field(&json, "games"), 6);
     assert_eq!(
         field(&json, "wins") + field(&json, "losses") + field(&json, "draws"),
@@ -407,25 +399,7 @@ fn results_by_colour_follow_the_records() {
         return;
     }
     let e = format!("cmd={} crash 1", fake());
-    let dir = tmp("colours");
-    let rec = dir.join("rec");
-    let out = Command::new(RUNNER)
-        .args(["--engine", &e, "name=a", "--engine", &e, "name=b"])
-        .args([
-            "--each",
-            "tc=20/1",
-            "--games",
-            "6",
-            "--seed",
-            "9",
-            "--records",
-        ])
-        .arg(&rec)
-        .arg("--json")
-        .arg(dir.join("s.json"))
-        .output()
-        .unwrap();
-    let json = std::fs::read_to_string(dir.join("s.json")).unwrap();
+    let (out, json, rec) = six_games_with_records("colours", &e);
     let mut from_records = [[0i64; 3]; 2];
     for g in 1..=6 {
         let sgf = std::fs::read_to_string(rec.join(format!("game-{g:05}.sgf"))).unwrap();
