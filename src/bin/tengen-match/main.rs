@@ -94,6 +94,12 @@ impl Summary {
         }
     }
 
+    /// Games won by black and by white.
+    fn colour_wins(&self) -> (u32, u32) {
+        let wins = |pick: fn(&EngineStats) -> u32| self.engines.iter().map(pick).sum();
+        (wins(|e| e.as_black[0]), wins(|e| e.as_white[0]))
+    }
+
     fn add(&mut self, cfg: &Config, g: &GameResult) {
         self.games += 1;
         self.plies += g.moves.len() as u64;
@@ -361,8 +367,7 @@ fn summary_text(cfg: &Config, sum: &Summary, wall: Duration) -> String {
             slow
         );
     }
-    let black_wins: u32 = sum.engines.iter().map(|e| e.as_black[0]).sum();
-    let white_wins: u32 = sum.engines.iter().map(|e| e.as_white[0]).sum();
+    let (black_wins, white_wins) = sum.colour_wins();
     let _ = writeln!(
         s,
         "By colour: black won {black_wins}, white won {white_wins}, {} drawn",
@@ -477,11 +482,10 @@ fn summary_json(cfg: &Config, sum: &Summary, wall: Duration) -> String {
         .map(|(k, v)| format!("{}: {v}", json_str(k)))
         .collect();
     let _ = writeln!(s, "  \"endings\": {{{}}},", reasons.join(", "));
+    let (black_wins, white_wins) = sum.colour_wins();
     let _ = writeln!(
         s,
-        "  \"black_wins\": {}, \"white_wins\": {},",
-        sum.engines.iter().map(|e| e.as_black[0]).sum::<u32>(),
-        sum.engines.iter().map(|e| e.as_white[0]).sum::<u32>()
+        "  \"black_wins\": {black_wins}, \"white_wins\": {white_wins},"
     );
     let _ = writeln!(s, "  \"faults_total\": {},", sum.total_faults());
     s.push_str("  \"engines\": [\n");
