@@ -817,7 +817,17 @@ impl Searcher {
             }
             // A quiet move neither makes nor stops an open three or better.
             let quiet = board.class(me, m) < C_THREE && board.class(opp, m) < C_THREE;
-            if i > 0 && quiet && best > -WIN_BOUND && (futile || i >= move_count_limit) {
+            // A move that makes no open three, and only takes away a point where the opponent
+            // would make one open three or one four, is pruned like a quiet one: most
+            // candidates near the horizon are such points, and at a normal node (no threat to
+            // answer) none of them stops a threat already made.
+            let minor_defence =
+                board.class(me, m) < C_THREE && matches!(board.class(opp, m), C_THREE | C_FOUR);
+            if i > 0
+                && (quiet || minor_defence)
+                && best > -WIN_BOUND
+                && (futile || i >= move_count_limit)
+            {
                 continue;
             }
             let shallower = (likely_high && board.class(me, m) < C_FOUR) as i32;
