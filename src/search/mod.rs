@@ -817,10 +817,11 @@ impl Searcher {
             }
             // A quiet move neither makes nor stops an open three or better.
             let quiet = board.class(me, m) < C_THREE && board.class(opp, m) < C_THREE;
-            // A move that makes no open three, and only takes away a point where the opponent
-            // would make one open three or one four, is pruned like a quiet one: most
-            // candidates near the horizon are such points, and at a normal node (no threat to
-            // answer) none of them stops a threat already made.
+            // A move that makes no open three and takes a point where the opponent would make
+            // one open three or one four (no double threat) is pruned like a quiet one: most
+            // candidates near the horizon are such points. As for quiet moves, a move is skipped
+            // only once a sibling was searched and not seen to lose, so a threat the search sees
+            // is still answered; one beyond the horizon may be missed.
             let minor_defence =
                 board.class(me, m) < C_THREE && matches!(board.class(opp, m), C_THREE | C_FOUR);
             if i > 0
