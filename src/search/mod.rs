@@ -817,11 +817,12 @@ impl Searcher {
             }
             // A quiet move neither makes nor stops an open three or better.
             let quiet = board.class(me, m) < C_THREE && board.class(opp, m) < C_THREE;
-            // A move that makes no open three and takes a point where the opponent would make
-            // one open three or one four (no double threat) is pruned like a quiet one: most
-            // candidates near the horizon are such points. As for quiet moves, a move is skipped
-            // only once a sibling was searched and not seen to lose, so a threat the search sees
-            // is still answered; one beyond the horizon may be missed.
+            // A minor defence makes no open three and takes a point where the opponent would
+            // make one open three or one four (no double threat); it is pruned and reduced like
+            // a quiet move: most candidates near the horizon are such points. As for quiet
+            // moves, a move is skipped only once a sibling was searched and not seen to lose,
+            // so a threat the search sees is still answered; one beyond the horizon may be
+            // missed.
             let minor_defence =
                 board.class(me, m) < C_THREE && matches!(board.class(opp, m), C_THREE | C_FOUR);
             if i > 0
@@ -839,7 +840,8 @@ impl Searcher {
             if i == 0 {
                 score = -self.pvs(board, d, -beta, -alpha, ply + 1, pv_node);
             } else {
-                let reduction = if quiet && depth >= LMR_DEPTH && i >= LMR_FIRST {
+                let reduction = if (quiet || minor_defence) && depth >= LMR_DEPTH && i >= LMR_FIRST
+                {
                     1 + (i >= 10) as i32 + (depth >= 6 && i >= 20) as i32
                 } else {
                     0
