@@ -722,11 +722,7 @@ impl Searcher {
             }
         }
         let mut list = std::mem::take(&mut self.lists[ply]);
-        let situation = generate_unordered(board, &mut list);
-        if self.is_helper {
-            let seed = (self.helper_index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
-            list.perturb(key ^ seed, HELPER_ORDER_NOISE);
-        }
+        let situation = self.candidates(board, &mut list, key);
         if list.is_empty() {
             self.lists[ply] = list;
             return if situation == Situation::BlockFive {
@@ -777,11 +773,7 @@ impl Searcher {
                 }
                 singular = score < singular_beta;
                 // The check searched this node's list: the same moves again, in this order.
-                generate_unordered(board, &mut list);
-                if self.is_helper {
-                    let seed = (self.helper_index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
-                    list.perturb(key ^ seed, HELPER_ORDER_NOISE);
-                }
+                self.candidates(board, &mut list, key);
                 list.bring_to_front(tt_move);
             }
         }
@@ -815,24 +807,21 @@ impl Searcher {
             if m == excluded {
                 continue;
             }
+            let (mine, theirs) = (board.class(me, m), board.class(opp, m));
             // A quiet move neither makes nor stops an open three or better.
-            let quiet = board.class(me, m) < C_THREE && board.class(opp, m) < C_THREE;
+            let quiet = mine < C_THREE && theirs < C_THREE;
             // A minor defence makes no open three and takes a point where the opponent would
             // make one open three or one four (no double threat); it is pruned and reduced like
             // a quiet move: most candidates near the horizon are such points. As for quiet
             // moves, a move is skipped only once a sibling was searched and not seen to lose,
             // so a threat the search sees is still answered; one beyond the horizon may be
             // missed.
-            let minor_defence =
-                board.class(me, m) < C_THREE && matches!(board.class(opp, m), C_THREE | C_FOUR);
-            if i > 0
-                && (quiet || minor_defence)
-                && best > -WIN_BOUND
-                && (futile || i >= move_count_limit)
-            {
+            let minor_defence = mine < C_THREE && matches!(theirs, C_THREE | C_FOUR);
+            let light = quiet || minor_defence;
+            if i > 0 && light && best > -WIN_BOUND && (futile || i >= move_count_limit) {
                 continue;
             }
-            let shallower = (likely_high && board.class(me, m) < C_FOUR) as i32;
+            let shallower = (likely_high && mine < C_FOUR) as i32;
             self.tt.prefetch(key ^ Board::move_key(m, me));
             board.play(m, me);
             let d = depth - 1 + extension - shallower + (singular && m == tt_move) as i32;
@@ -840,8 +829,7 @@ impl Searcher {
             if i == 0 {
                 score = -self.pvs(board, d, -beta, -alpha, ply + 1, pv_node);
             } else {
-                let reduction = if (quiet || minor_defence) && depth >= LMR_DEPTH && i >= LMR_FIRST
-                {
+                let reduction = if light && depth >= LMR_DEPTH && i >= LMR_FIRST {
                     1 + (i >= 10) as i32 + (depth >= 6 && i >= 20) as i32
                 } else {
                     0
@@ -878,6 +866,17 @@ impl Searcher {
                 .store(key, best_move, score_to_tt(best, ply), 0, depth, bound);
         }
         best
+    }
+
+    /// The node's candidate moves; Lazy SMP helpers order near-equal moves differently from
+    /// the main thread (reproducibly, from the node's key).
+    fn candidates(&self, board: &mut Board, list: &mut MoveList, key: u64) -> Situation {
+        let situation = generate_unordered(board, list);
+        if self.is_helper {
+            let seed = (self.helper_index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+            list.perturb(key ^ seed, HELPER_ORDER_NOISE);
+        }
+        situation
     }
 
     fn update_pv(&mut self, ply: usize, m: Pos) {
