@@ -9,7 +9,8 @@ pub mod tt;
 pub mod vct;
 
 use crate::eval::classical::{self, C_FIVE, C_FOUR, C_FOUR_THREE, C_OPEN_FOUR, C_THREE};
-use crate::game::{Board, Pos, Rule};
+use crate::game::pattern::Pattern;
+use crate::game::{Board, Color, Pos, Rule};
 use movepick::{
     generate, generate_fours, generate_fours_near, generate_unordered, MoveList, Situation,
 };
@@ -961,6 +962,11 @@ impl Searcher {
             Some(&(centre, _)) => generate_fours_near(board, &mut list, centre),
             None => generate_fours(board, &mut list),
         }
+        if vcf_left < VCF_DEPTH {
+            // Past the first four only fours that also build in another line: a plain four
+            // rarely leads on to the next one, and deep four chains were a fifth of the tree.
+            list.retain(|p| four_builds(board, me, p));
+        }
         let searched = !list.is_empty();
         if !tt_move.is_none() {
             list.bring_to_front(tt_move);
@@ -998,6 +1004,15 @@ impl Searcher {
         }
         best
     }
+}
+
+/// Whether `c`'s four on `p` also makes an open two, a three or an open three in another line.
+fn four_builds(board: &Board, c: Color, p: Pos) -> bool {
+    board.class(c, p) >= C_FOUR_THREE
+        || (0..4).any(|d| {
+            let pattern = board.pattern(c, d, p);
+            pattern >= Pattern::OpenTwo && pattern < Pattern::Four
+        })
 }
 
 #[cfg(test)]
@@ -1054,6 +1069,38 @@ mod tests {
         let r = s.think(&w, SearchLimits::depth(5), |_| {});
         assert!(r.best == Pos::new(2, 3) || r.best == Pos::new(7, 3));
         assert!(r.score > WIN_BOUND);
+    }
+
+    /// The horizon search plays past its first four only fours whose stone also builds in
+    /// another line.
+    #[test]
+    fn a_four_builds_when_its_stone_makes_an_open_two_or_more_across() {
+        let white = [(2, 3)];
+        let plain = Board::from_stones(
+            Rule::Freestyle,
+            &[(3, 3), (4, 3), (5, 3)],
+            &white,
+            Color::Black,
+        );
+        let p = Pos::new(6, 3);
+        assert_eq!(plain.class(Color::Black, p), C_FOUR);
+        assert!(!four_builds(&plain, Color::Black, p));
+        let across = Board::from_stones(
+            Rule::Freestyle,
+            &[(3, 3), (4, 3), (5, 3), (6, 5)],
+            &white,
+            Color::Black,
+        );
+        assert_eq!(across.class(Color::Black, p), C_FOUR);
+        assert!(four_builds(&across, Color::Black, p));
+        let four_three = Board::from_stones(
+            Rule::Freestyle,
+            &[(3, 3), (4, 3), (5, 3), (6, 5), (6, 6)],
+            &white,
+            Color::Black,
+        );
+        assert_eq!(four_three.class(Color::Black, p), C_FOUR_THREE);
+        assert!(four_builds(&four_three, Color::Black, p));
     }
 
     /// Renju, from a game against Rapfi (session 18), white to move. Black's only point that
