@@ -963,8 +963,9 @@ impl Searcher {
             None => generate_fours(board, &mut list),
         }
         if vcf_left < VCF_DEPTH {
-            // Past the first four only fours that also build in another line: a plain four
-            // rarely leads on to the next one, and deep four chains were a fifth of the tree.
+            // Past the horizon's first four (of either side: the budget is shared) only fours
+            // that also build in another line: a plain four rarely leads on to the next one,
+            // and deep four chains were a fifth of the tree.
             list.retain(|p| four_builds(board, me, p));
         }
         let searched = !list.is_empty();
@@ -1006,7 +1007,8 @@ impl Searcher {
     }
 }
 
-/// Whether `c`'s four on `p` also makes an open two, a three or an open three in another line.
+/// Whether `c`'s four on `p` also makes an open two, a three or an open three in another line,
+/// or is an open four or two fours.
 fn four_builds(board: &Board, c: Color, p: Pos) -> bool {
     board.class(c, p) >= C_FOUR_THREE
         || (0..4).any(|d| {
@@ -1071,8 +1073,8 @@ mod tests {
         assert!(r.score > WIN_BOUND);
     }
 
-    /// The horizon search plays past its first four only fours whose stone also builds in
-    /// another line.
+    /// Which fours the horizon search plays past its first four: those whose stone also
+    /// builds in another line, and open fours.
     #[test]
     fn a_four_builds_when_its_stone_makes_an_open_two_or_more_across() {
         let white = [(2, 3)];
@@ -1101,6 +1103,15 @@ mod tests {
         );
         assert_eq!(four_three.class(Color::Black, p), C_FOUR_THREE);
         assert!(four_builds(&four_three, Color::Black, p));
+        // Two fours and nothing else: only the class says it builds.
+        let two_fours = Board::from_stones(
+            Rule::Freestyle,
+            &[(3, 3), (4, 3), (5, 3), (6, 0), (6, 1), (6, 2)],
+            &white,
+            Color::Black,
+        );
+        assert_eq!(two_fours.class(Color::Black, p), C_OPEN_FOUR);
+        assert!(four_builds(&two_fours, Color::Black, p));
     }
 
     /// Renju, from a game against Rapfi (session 18), white to move. Black's only point that
