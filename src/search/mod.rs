@@ -48,10 +48,11 @@ const LMP_DEPTH: i32 = 4;
 /// it, freestyle 20x20 lost.
 const LMP_DEPTH_DEEP: i32 = 8;
 const LMP_BASE: usize = 4;
-/// Against an open three (the list holds only the defences and our fours) a non-PV node up to
-/// this depth skips the moves after the first `DEFEND_LMP_BASE + depth²` once one searched was
-/// not seen to lose: later moves there rarely beat the earlier ones (`bench 10`, depth 1: 409
-/// of 47 K moves from the fourth on beat alpha).
+/// Against an open three (the list holds only our fours and the points where the opponent
+/// would make a four or better) a non-PV node up to this depth skips the moves after the first
+/// `DEFEND_LMP_BASE + depth²` once one searched move was not seen to lose: later moves there
+/// rarely beat the earlier ones (`bench 10`, depth 1: 409 of 47 K moves from the fourth on beat
+/// alpha).
 const DEFEND_LMP_DEPTH: i32 = 2;
 const DEFEND_LMP_BASE: usize = 2;
 /// Late quiet moves are searched one ply shallower (two when very late and deep).
