@@ -828,10 +828,10 @@ impl Searcher {
             // missed.
             let minor_defence = mine < C_THREE && matches!(theirs, C_THREE | C_FOUR);
             let light = quiet || minor_defence;
-            if i > 0 && light && best > -WIN_BOUND && (futile || i >= move_count_limit) {
-                continue;
-            }
-            if situation == Situation::Defend && best > -WIN_BOUND && i >= move_count_limit {
+            // Past the move-count limit every move of a Defend node is skipped, elsewhere only
+            // light ones (futility applies at normal nodes only).
+            let past_limit = i >= move_count_limit && (light || situation == Situation::Defend);
+            if i > 0 && best > -WIN_BOUND && ((light && futile) || past_limit) {
                 continue;
             }
             let shallower = (likely_high && mine < C_FOUR) as i32;
@@ -1089,39 +1089,21 @@ mod tests {
     /// builds in another line, and open fours.
     #[test]
     fn a_four_builds_when_its_stone_makes_an_open_two_or_more_across() {
-        let white = [(2, 3)];
-        let plain = Board::from_stones(
-            Rule::Freestyle,
-            &[(3, 3), (4, 3), (5, 3)],
-            &white,
-            Color::Black,
-        );
+        let with_black = |black: &[(i64, i64)]| {
+            Board::from_stones(Rule::Freestyle, black, &[(2, 3)], Color::Black)
+        };
         let p = Pos::new(6, 3);
+        let plain = with_black(&[(3, 3), (4, 3), (5, 3)]);
         assert_eq!(plain.class(Color::Black, p), C_FOUR);
         assert!(!four_builds(&plain, Color::Black, p));
-        let across = Board::from_stones(
-            Rule::Freestyle,
-            &[(3, 3), (4, 3), (5, 3), (6, 5)],
-            &white,
-            Color::Black,
-        );
+        let across = with_black(&[(3, 3), (4, 3), (5, 3), (6, 5)]);
         assert_eq!(across.class(Color::Black, p), C_FOUR);
         assert!(four_builds(&across, Color::Black, p));
-        let four_three = Board::from_stones(
-            Rule::Freestyle,
-            &[(3, 3), (4, 3), (5, 3), (6, 5), (6, 6)],
-            &white,
-            Color::Black,
-        );
+        let four_three = with_black(&[(3, 3), (4, 3), (5, 3), (6, 5), (6, 6)]);
         assert_eq!(four_three.class(Color::Black, p), C_FOUR_THREE);
         assert!(four_builds(&four_three, Color::Black, p));
         // Two fours and nothing else: only the class says it builds.
-        let two_fours = Board::from_stones(
-            Rule::Freestyle,
-            &[(3, 3), (4, 3), (5, 3), (6, 0), (6, 1), (6, 2)],
-            &white,
-            Color::Black,
-        );
+        let two_fours = with_black(&[(3, 3), (4, 3), (5, 3), (6, 0), (6, 1), (6, 2)]);
         assert_eq!(two_fours.class(Color::Black, p), C_OPEN_FOUR);
         assert!(four_builds(&two_fours, Color::Black, p));
     }
