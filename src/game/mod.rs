@@ -1,5 +1,7 @@
 //! The game: coordinates, rules, board state, line patterns and renju fouls.
 pub mod board;
+#[cfg(test)]
+pub mod fixtures;
 pub mod forbid;
 pub mod pattern;
 pub mod pos;

@@ -8,9 +8,11 @@
 use super::level::Level;
 use super::swap2;
 use super::yixin::{moves_text, say, Detail, PvLine, Quiet, Reporter};
-use crate::game::{Board, Pos};
+use crate::game::{Board, Color, Pos};
 use crate::search::movepick::{generate, MoveList, Situation};
-use crate::search::{score_text, Observer, Report, SearchLimits, Searcher, WIN, WIN_BOUND};
+use crate::search::{
+    no_move_score, score_text, Observer, Report, SearchLimits, Searcher, WIN, WIN_BOUND,
+};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -236,8 +238,8 @@ impl Clock {
 pub const SEARCH_ALL: [Pos; 1] = [Pos::NONE];
 
 /// `Searcher::think_with`, except that a root where the side to move has a five is answered
-/// with the five (scored as a win in one) and one where it cannot stop the opponent's five with
-/// a loss. (The search itself never plays a five, it scores it before; searching the five as a
+/// with the five (scored as a win in one) and one where it cannot stop the opponent's five (or,
+/// renju, its open three) with a loss. (The search itself never plays a five, it scores it before; searching the five as a
 /// root move, which an exclusion list forces, would score the position after the game ended.)
 pub fn think(
     searcher: &mut Searcher,
@@ -265,7 +267,9 @@ pub fn think(
             observer.iteration(&r);
             r
         }
-        Situation::BlockFive if moves.is_empty() => decided(Pos::NONE, -(WIN - 2)),
+        Situation::BlockFive | Situation::Defend if moves.is_empty() => {
+            decided(Pos::NONE, no_move_score(situation, 0))
+        }
         _ => searcher.think_with(board, limits, excluded, observer),
     }
 }
@@ -397,14 +401,30 @@ pub fn print_lines(lines: &[PvLine]) {
     }
 }
 
-/// The first legal empty point, for when a search gives nothing.
-pub fn any_legal(board: &Board) -> Pos {
+/// A move without a search, for when the search gave none: every move loses (renju: black's
+/// only block of a four, or every defence of an open three, is forbidden), or the search
+/// failed (a caught panic, no thread). A five, else the block of the opponent's five, else the
+/// legal point near a stone that the move generator scores best, else any legal point, else
+/// `Pos::NONE`.
+pub fn fallback_move(board: &Board) -> Pos {
     let mut b = board.clone();
     let me = b.side_to_move();
     let points: Vec<Pos> = b.cells_iter().filter(|&p| b.is_empty(p)).collect();
-    points
-        .into_iter()
-        .find(|&p| b.is_legal(p, me))
+    let legal: Vec<Pos> = points.into_iter().filter(|&p| b.is_legal(p, me)).collect();
+    let wins = |c: Color| legal.iter().copied().find(|&p| b.is_winning_move(p, c));
+    let score = |p: Pos| b.cell_score(me, p) * 2 + b.cell_score(me.other(), p);
+    wins(me)
+        .or_else(|| wins(me.other()))
+        // `rev` makes the first of equal bests win, so the choice follows board order.
+        .or_else(|| {
+            legal
+                .iter()
+                .copied()
+                .filter(|&p| b.near(p))
+                .rev()
+                .max_by_key(|&p| score(p))
+        })
+        .or_else(|| legal.first().copied())
         .unwrap_or(Pos::NONE)
 }
 
@@ -431,7 +451,7 @@ fn nbest(
     } else {
         level.pick(&mp.lines, seed).map(|i| mp.lines[i].mv)
     };
-    Action::Move(mv.unwrap_or_else(|| any_legal(board)))
+    Action::Move(mv.unwrap_or_else(|| fallback_move(board)))
 }
 
 fn defend(searcher: &mut Searcher, board: &Board, clock: &mut Clock, rep: &mut Reporter) -> Action {
@@ -458,7 +478,7 @@ fn defend(searcher: &mut Searcher, board: &Board, clock: &mut Clock, rep: &mut R
         mp.lines
             .first()
             .map(|l| l.mv)
-            .unwrap_or_else(|| any_legal(board)),
+            .unwrap_or_else(|| fallback_move(board)),
     )
 }
 
@@ -689,14 +709,14 @@ fn balance(
                 Action::Move(best.moves[0])
             }
         }
-        None => Action::Move(any_legal(board)),
+        None => Action::Move(fallback_move(board)),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{Color, Rule};
+    use crate::game::Rule;
 
     fn board(stones: &[(usize, usize)]) -> Board {
         let mut b = Board::new(15, 15, Rule::Freestyle).unwrap();
@@ -720,6 +740,36 @@ mod tests {
             max_nodes: u64::MAX,
         };
         Clock::new(&limits, Arc::new(AtomicBool::new(false)))
+    }
+
+    #[test]
+    fn the_fallback_takes_a_five_then_blocks_one() {
+        // Black 6..9 on row 7, white at 5,7: 10,7 is black's five point.
+        let black = [(6, 7), (7, 7), (8, 7), (9, 7)];
+        let white = [(5, 7), (1, 1), (1, 3), (1, 5)];
+        let b = Board::from_stones(Rule::Freestyle, &black, &white, Color::Black);
+        assert_eq!(fallback_move(&b), Pos::new(10, 7));
+        // White to move blocks it.
+        let b = Board::from_stones(Rule::Freestyle, &black, &white, Color::White);
+        assert_eq!(fallback_move(&b), Pos::new(10, 7));
+        // Nothing to win or block: a point next to a stone, not the corner.
+        let b = Board::from_stones(Rule::Freestyle, &[(7, 7)], &[], Color::White);
+        let p = fallback_move(&b);
+        assert!(p.x().abs_diff(7) <= 2 && p.y().abs_diff(7) <= 2, "{p}");
+    }
+
+    /// Renju, black to move and lost: white's three 4..6,7 has only black's double threes as
+    /// defences. The fallback plays neither a foul nor a far point, but the point the move
+    /// generator likes best, between black's own stones.
+    #[test]
+    fn the_fallback_of_a_lost_renju_black_is_a_legal_point_near_the_fight() {
+        let b = crate::game::fixtures::renju_black_without_defence(true);
+        let (moves, situation) = root_moves(&b);
+        assert!(moves.is_empty());
+        assert_eq!(situation, Situation::Defend);
+        let p = fallback_move(&b);
+        assert!(b.clone().is_legal(p, Color::Black), "{p}");
+        assert!(p.x().abs_diff(6) <= 4 && p.y().abs_diff(7) <= 3, "{p}");
     }
 
     #[test]

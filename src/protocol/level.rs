@@ -6,7 +6,7 @@
 //! defences and own fours), plays a win it has found, and avoids a move it sees losing when it
 //! sees one that does not.
 
-use super::job::{any_legal, multipv, Clock};
+use super::job::{fallback_move, multipv, Clock};
 use super::yixin::{PvLine, Reporter};
 use crate::game::Board;
 use crate::search::{Report, Searcher, WIN_BOUND};
@@ -133,7 +133,7 @@ impl Level {
         let line = match self.pick(&mp.lines, seed) {
             Some(i) => mp.lines[i].clone(),
             None => {
-                let mv = any_legal(board);
+                let mv = fallback_move(board);
                 PvLine {
                     mv,
                     score: 0,

@@ -737,7 +737,7 @@ impl Session {
             _ => {
                 // Only a debug log: under Piskvork stderr is the same pipe as stdout.
                 log::debug!("search gave no move; playing a fallback move");
-                fallback_move(board)
+                Some(job::fallback_move(board)).filter(|p| !p.is_none())
             }
         };
         let Some(best) = best else {
@@ -792,55 +792,4 @@ fn max_threads() -> usize {
     std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(crate::search::MAX_THREADS)
-}
-
-/// A move without a search, for when the search gave none: every move loses at once (renju:
-/// black's only block of a four is forbidden), or the search failed (a caught panic, no
-/// thread). A five, else the block of the opponent's five, else a legal point near a stone,
-/// else any legal point.
-fn fallback_move(board: &mut Board) -> Option<Pos> {
-    let me = board.side_to_move();
-    let points: Vec<_> = board.cells_iter().filter(|&p| board.is_empty(p)).collect();
-    let legal: Vec<_> = points
-        .into_iter()
-        .filter(|&p| board.is_legal(p, me))
-        .collect();
-    let wins = |c: Color| legal.iter().copied().find(|&p| board.is_winning_move(p, c));
-    wins(me)
-        .or_else(|| wins(me.other()))
-        .or_else(|| legal.iter().copied().find(|&p| board.near(p)))
-        .or_else(|| legal.first().copied())
-}
-
-#[cfg(test)]
-mod fallback_tests {
-    use super::*;
-
-    fn board(black: &[(i64, i64)], white: &[(i64, i64)], to_move: Color) -> Board {
-        let mut b = Board::new(15, 15, Rule::Freestyle).unwrap();
-        for &(x, y) in black {
-            b.try_play(x, y, Color::Black).unwrap();
-        }
-        for &(x, y) in white {
-            b.try_play(x, y, Color::White).unwrap();
-        }
-        b.set_side_to_move(to_move);
-        b
-    }
-
-    #[test]
-    fn the_fallback_takes_a_five_then_blocks_one() {
-        // Black 6..9 on row 7, white at 5,7: 10,7 is black's five point.
-        let black = [(6, 7), (7, 7), (8, 7), (9, 7)];
-        let white = [(5, 7), (1, 1), (1, 3), (1, 5)];
-        let mut b = board(&black, &white, Color::Black);
-        assert_eq!(fallback_move(&mut b), Some(Pos::new(10, 7)));
-        // White to move blocks it.
-        b.set_side_to_move(Color::White);
-        assert_eq!(fallback_move(&mut b), Some(Pos::new(10, 7)));
-        // Nothing to win or block: a point next to a stone, not the corner.
-        let mut b = board(&[(7, 7)], &[], Color::White);
-        let p = fallback_move(&mut b).unwrap();
-        assert!(p.x().abs_diff(7) <= 2 && p.y().abs_diff(7) <= 2, "{p}");
-    }
 }

@@ -11,7 +11,7 @@
 //! * 5 stones: a search for white; `SWAP` (take black) when white is worse, else white's 6th
 //!   stone.
 
-use super::job::{after, any_legal, balance_pairs, rank, steady_value, Action, Cand, Clock};
+use super::job::{after, balance_pairs, fallback_move, rank, steady_value, Action, Cand, Clock};
 use super::level::random_below;
 use super::yixin::{moves_text, say, Reporter};
 use crate::game::{Board, Pos};
@@ -135,7 +135,7 @@ fn choose(
         _ => r.score,
     };
     let best = if r.best.is_none() {
-        any_legal(board)
+        fallback_move(board)
     } else {
         r.best
     };

@@ -412,7 +412,8 @@ impl Searcher {
             self.tt.new_search();
         }
         let mut root = MoveList::with_capacity();
-        generate(&mut board, &mut root);
+        let situation = generate(&mut board, &mut root);
+        let no_move = root.is_empty();
         root.retain(|p| !excluded.contains(&p));
         let mut report = Report {
             best: if root.is_empty() {
@@ -420,7 +421,11 @@ impl Searcher {
             } else {
                 root.get(0)
             },
-            score: 0,
+            score: if no_move {
+                no_move_score(situation, 0)
+            } else {
+                0
+            },
             depth: 0,
             nodes: 0,
             elapsed: Duration::ZERO,
@@ -733,11 +738,7 @@ impl Searcher {
         let situation = self.candidates(board, &mut list, key);
         if list.is_empty() {
             self.lists[ply] = list;
-            return if situation == Situation::BlockFive {
-                -(WIN - (ply as i32 + 2))
-            } else {
-                0
-            };
+            return no_move_score(situation, ply);
         }
         if situation == Situation::BlockFive && board.class_count(me.other(), C_FIVE) >= 2 {
             // Two five points: one block cannot stop both.
@@ -1019,6 +1020,17 @@ impl Searcher {
     }
 }
 
+/// The score of a node whose side to move has no move worth searching. Against a five point
+/// the opponent's five comes next. Against an open three (renju: black's every defence is a
+/// foul and black has no four) the opponent's open four comes next, then its five.
+pub fn no_move_score(situation: Situation, ply: usize) -> i32 {
+    match situation {
+        Situation::BlockFive => -(WIN - (ply as i32 + 2)),
+        Situation::Defend => -(WIN - (ply as i32 + 4)),
+        Situation::Win | Situation::Normal => 0,
+    }
+}
+
 /// Whether `c`'s four on `p` also makes an open two, a three or an open three in another line,
 /// or is an open four or two fours.
 fn four_builds(board: &Board, c: Color, p: Pos) -> bool {
@@ -1138,6 +1150,29 @@ mod tests {
             "white is not lost: {}",
             r.score_text()
         );
+    }
+
+    /// Renju: every defence of white's open three is black's foul and black has no four
+    /// (see the fixture).
+    #[test]
+    fn black_with_every_defence_of_an_open_three_forbidden_is_lost() {
+        let mut b = crate::game::fixtures::renju_black_without_defence(true);
+        for (x, y) in [(3, 7), (7, 7), (8, 7)] {
+            assert!(b.class(Color::White, Pos::new(x, y)) >= C_FOUR);
+            assert!(!b.is_legal(Pos::new(x, y), Color::Black), "{x},{y}");
+        }
+        assert_eq!(b.count_at_least(Color::Black, C_FOUR), 0);
+        let mut list = MoveList::with_capacity();
+        assert_eq!(generate_unordered(&mut b, &mut list), Situation::Defend);
+        assert!(list.is_empty());
+        let r = Searcher::new(1 << 20).think(&b, SearchLimits::depth(3), |_| {});
+        assert!(r.best.is_none());
+        assert_eq!(r.score, -(WIN - 4), "{}", r.score_text());
+        // One move earlier white makes the three, and the search inside the tree sees the win.
+        let b = crate::game::fixtures::renju_black_without_defence(false);
+        let r = Searcher::new(1 << 20).think(&b, SearchLimits::depth(3), |_| {});
+        assert_eq!(r.best, Pos::new(6, 7));
+        assert!(r.score > WIN_BOUND, "{}", r.score_text());
     }
 
     /// With the clock already run out (time_left 0), the first iteration still finishes, and
