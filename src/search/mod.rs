@@ -1,6 +1,7 @@
 //! Iterative-deepening PVS alpha-beta with a transposition table and a four-move threat search
 //! (VCF) at the horizon.
 
+pub mod history;
 pub mod movepick;
 pub mod root_threats;
 pub mod threat;
@@ -11,6 +12,7 @@ pub mod vct;
 use crate::eval::classical::{self, C_FIVE, C_FOUR, C_FOUR_THREE, C_OPEN_FOUR, C_THREE};
 use crate::game::pattern::Pattern;
 use crate::game::{Board, Color, Pos, Rule};
+use history::History;
 use movepick::{
     generate, generate_fours, generate_fours_near, generate_unordered, MoveList, Situation,
 };
@@ -185,6 +187,7 @@ pub struct Searcher {
     null_into: [bool; MAX_PLY + 1],
     /// Per ply, the move a singular-extension check leaves out (`Pos::NONE`: none).
     excluded: [Pos; MAX_PLY + 1],
+    history: History,
     vcf: threat::ThreatSolver,
     /// The root VCT solver of the main thread, made on first use (its tables are large).
     vct: Option<Box<vct::VctSolver>>,
@@ -256,6 +259,7 @@ impl Searcher {
             lists: (0..=MAX_PLY).map(|_| MoveList::with_capacity()).collect(),
             null_into: [false; MAX_PLY + 1],
             excluded: [Pos::NONE; MAX_PLY + 1],
+            history: History::new(),
             vcf: threat::ThreatSolver::vcf(),
             vct: None,
             root_vct: true,
@@ -408,6 +412,7 @@ impl Searcher {
         self.search_end = self.limits.hard;
         self.nodes = 0;
         self.aborted = false;
+        self.history.age();
         if self.threads <= 1 && !self.is_helper {
             self.tt.new_search();
         }
@@ -868,6 +873,13 @@ impl Searcher {
                     alpha = score;
                     self.update_pv(ply, m);
                     if alpha >= beta {
+                        if situation == Situation::Normal {
+                            // The moves before the refutation (skipped ones too) lose credit.
+                            for j in 0..i {
+                                self.history.update(me, list.get(j), depth, false);
+                            }
+                            self.history.update(me, m, depth, true);
+                        }
                         break;
                     }
                 }
@@ -882,10 +894,15 @@ impl Searcher {
         best
     }
 
-    /// The node's candidate moves; Lazy SMP helpers order near-equal moves differently from
-    /// the main thread (reproducibly, from the node's key).
+    /// The node's candidate moves, at normal nodes with their history bonus (see `history`);
+    /// Lazy SMP helpers order near-equal moves differently from the main thread (reproducibly,
+    /// from the node's key).
     fn candidates(&self, board: &mut Board, list: &mut MoveList, key: u64) -> Situation {
         let situation = generate_unordered(board, list);
+        if situation == Situation::Normal {
+            let me = board.side_to_move();
+            list.add_each(|p| self.history.order_bonus(me, p));
+        }
         if self.is_helper {
             let seed = (self.helper_index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
             list.perturb(key ^ seed, HELPER_ORDER_NOISE);

@@ -90,6 +90,12 @@ impl MoveList {
     pub fn retain(&mut self, mut keep: impl FnMut(Pos) -> bool) {
         self.moves.retain(|m| keep(m.0));
     }
+    /// Adds `bonus(p)` to the ordering score of every move not yet picked.
+    pub fn add_each(&mut self, bonus: impl Fn(Pos) -> i32) {
+        for m in &mut self.moves[self.ordered..] {
+            m.1 += bonus(m.0);
+        }
+    }
     /// Moves `p` to the front, if present.
     pub fn bring_to_front(&mut self, p: Pos) {
         if let Some(i) = self.moves.iter().position(|m| m.0 == p) {
