@@ -341,16 +341,17 @@ fn play_game(b: &mut Board, searcher: &mut Searcher, opts: &GenOptions, rng: &mu
                 ..SearchLimits::depth(opts.depth)
             };
             let r = searcher.think(b, limits, |_| {});
-            if r.best.is_none() || !b.is_empty(r.best) {
-                // No legal move (renju: every point forbidden for black).
-                return Outcome::Draw;
-            }
-            // A proven result ends the game: the rest would be forced.
+            // A proven result ends the game: the rest would be forced. (A root with no move
+            // worth searching is one: renju black whose every block is a foul.)
             if r.score > WIN_BOUND {
                 return Outcome::win_for(me);
             }
             if r.score < -WIN_BOUND {
                 return Outcome::win_for(me.other());
+            }
+            if r.best.is_none() || !b.is_empty(r.best) {
+                // No legal move (renju: every point forbidden for black).
+                return Outcome::Draw;
             }
             m = r.best;
         }

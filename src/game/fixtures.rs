@@ -1,8 +1,8 @@
 //! Positions that tests of several modules share.
 use super::{Board, Color, Rule};
 
-/// Renju, 15x15. White's split three 4..6,7 is blocked by black at 2,7 and 9,7, so its only
-/// defences are 3,7 and 8,7 (its four points) and 7,7 (its open-four point). Black's twos make
+/// Renju, 15x15. White's three 4..6,7 has black stones at 2,7 and 9,7, so its only defences
+/// are 3,7 and 8,7 (its four points) and 7,7 (its open-four point). Black's twos make
 /// each of them a double three, and black has no four: black to move has no legal move that
 /// stops the open four and is lost. With `three_made` false, white's 6,7 is not yet played and
 /// white is to move.

@@ -337,8 +337,8 @@ impl<W: Write> Game<W> {
     }
 
     fn legal_for_side(&mut self, p: Pos) -> bool {
-        self.board.pos(p.x() as i64, p.y() as i64).is_some()
-            && !p.is_none()
+        !p.is_none()
+            && self.board.pos(p.x() as i64, p.y() as i64).is_some()
             && self.board.is_empty(p)
             && self.refusal(p).is_none()
     }

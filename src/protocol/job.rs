@@ -83,7 +83,7 @@ pub fn run(searcher: &mut Searcher, input: JobInput) -> JobOutput {
     let mut rep = Reporter::new(detail, start);
     let (action, report) = match job {
         Job::Move if level.is_full() => {
-            let r = match block_plan(&board, &blocked) {
+            let mut r = match block_plan(&board, &blocked) {
                 BlockPlan::Forced(p) => Report {
                     best: p,
                     score: 0,
@@ -101,6 +101,12 @@ pub fn run(searcher: &mut Searcher, input: JobInput) -> JobOutput {
                     think(searcher, &board, limits, excluded, &mut Quiet)
                 }
             };
+            if r.best.is_none() {
+                // A lost root has no move worth searching; it still answers a legal one, and
+                // keeps the loss as its score.
+                r.best = fallback_move(&board);
+                r.pv = vec![r.best];
+            }
             (Action::Move(r.best), Some(r))
         }
         Job::Move => {
@@ -239,8 +245,9 @@ pub const SEARCH_ALL: [Pos; 1] = [Pos::NONE];
 
 /// `Searcher::think_with`, except that a root where the side to move has a five is answered
 /// with the five (scored as a win in one) and one where it cannot stop the opponent's five (or,
-/// renju, its open three) with a loss. (The search itself never plays a five, it scores it before; searching the five as a
-/// root move, which an exclusion list forces, would score the position after the game ended.)
+/// renju, its open three) with a loss. (The search itself never plays a five, it scores it
+/// before; searching the five as a root move, which an exclusion list forces, would score the
+/// position after the game ended.)
 pub fn think(
     searcher: &mut Searcher,
     board: &Board,

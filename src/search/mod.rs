@@ -307,8 +307,14 @@ impl Searcher {
         h
     }
 
+    /// Empties the transposition table and forgets the history of every thread.
     pub fn clear_tt(&mut self) {
         self.tt.clear();
+        // What the searches learned goes with the table.
+        self.history = History::new();
+        for h in &mut self.helpers {
+            h.history = History::new();
+        }
     }
 
     /// The flag that aborts a running search when set.
@@ -786,7 +792,8 @@ impl Searcher {
                     return 0;
                 }
                 singular = score < singular_beta;
-                // The check searched this node's list: the same moves again, in this order.
+                // The check searched this node's list (and its cut-offs moved the history): the
+                // list again, the table move first.
                 self.candidates(board, &mut list, key);
                 list.bring_to_front(tt_move);
             }
@@ -874,7 +881,8 @@ impl Searcher {
                     self.update_pv(ply, m);
                     if alpha >= beta {
                         if situation == Situation::Normal {
-                            // The moves before the refutation (skipped ones too) lose credit.
+                            // The moves before the refutation (skipped ones too, and the
+                            // one a singular check leaves out) lose credit.
                             for j in 0..i {
                                 self.history.update(me, list.get(j), depth, false);
                             }

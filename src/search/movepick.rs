@@ -3,7 +3,8 @@
 //! The generator answers threats first: a five is played at once; against the opponent's five
 //! only the block is legal; against a threat to make an open four only our fours and the points
 //! of the threatened lines are considered. Otherwise every empty point near a stone is a
-//! candidate, ordered by twice the attack value plus the defence value, ties by board order.
+//! candidate, ordered by twice the attack value plus the defence value, ties by board order
+//! (the search adds a history bonus to these scores, see `super::history`).
 
 use crate::eval::classical::{C_FIVE, C_FOUR};
 use crate::game::pattern::Pattern;
