@@ -880,7 +880,7 @@ impl Searcher {
                     alpha = score;
                     self.update_pv(ply, m);
                     if alpha >= beta {
-                        if situation == Situation::Normal {
+                        if matches!(situation, Situation::Normal | Situation::Defend) {
                             // The moves before the refutation (skipped ones too, and the
                             // one a singular check leaves out) lose credit.
                             for j in 0..i {
@@ -902,12 +902,13 @@ impl Searcher {
         best
     }
 
-    /// The node's candidate moves, at normal nodes with their history bonus (see `history`);
+    /// The node's candidate moves with their history bonus (see `history`), unless the list is
+    /// a five or its blocks;
     /// Lazy SMP helpers order near-equal moves differently from the main thread (reproducibly,
     /// from the node's key).
     fn candidates(&self, board: &mut Board, list: &mut MoveList, key: u64) -> Situation {
         let situation = generate_unordered(board, list);
-        if situation == Situation::Normal {
+        if matches!(situation, Situation::Normal | Situation::Defend) {
             let me = board.side_to_move();
             list.add_each(|p| self.history.order_bonus(me, p));
         }
