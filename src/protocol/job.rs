@@ -105,7 +105,11 @@ pub fn run(searcher: &mut Searcher, input: JobInput) -> JobOutput {
                 // A lost root has no move worth searching; it still answers a legal one, and
                 // keeps the loss as its score.
                 r.best = fallback_move(&board);
-                r.pv = vec![r.best];
+                r.pv = if r.best.is_none() {
+                    Vec::new()
+                } else {
+                    vec![r.best]
+                };
             }
             (Action::Move(r.best), Some(r))
         }

@@ -902,10 +902,9 @@ impl Searcher {
         best
     }
 
-    /// The node's candidate moves with their history bonus (see `history`), unless the list is
-    /// a five or its blocks;
-    /// Lazy SMP helpers order near-equal moves differently from the main thread (reproducibly,
-    /// from the node's key).
+    /// The node's candidate moves, with their history bonus (see `history`) unless the list is
+    /// a five or the blocks of one. Lazy SMP helpers order near-equal moves differently from
+    /// the main thread (reproducibly, from the node's key).
     fn candidates(&self, board: &mut Board, list: &mut MoveList, key: u64) -> Situation {
         let situation = generate_unordered(board, list);
         if matches!(situation, Situation::Normal | Situation::Defend) {
