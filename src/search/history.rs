@@ -1,6 +1,7 @@
 //! The history heuristic: per colour and cell, how often a move there refuted the moves
 //! searched before it at a node. Quiet candidates look alike to the pattern scores; the same
 //! point tends to refute again in the neighbouring subtrees, so its history breaks their ties.
+//! A late quiet move whose history is well below zero is also reduced a ply more.
 
 use crate::game::pos::CELLS;
 use crate::game::{Color, Pos};
@@ -40,6 +41,12 @@ impl History {
         self.table[p.idx()][c.idx()] / ORDER_DIVISOR
     }
 
+    /// The value of `c` playing `p` (for reductions).
+    #[inline]
+    pub fn value(&self, c: Color, p: Pos) -> i32 {
+        self.table[p.idx()][c.idx()]
+    }
+
     /// `c`'s move `p` refuted its node at `depth` (`good`), or was searched before the one
     /// that did (not `good`).
     #[inline]
@@ -63,6 +70,10 @@ mod tests {
         h.update(Color::Black, p, 8, true);
         assert_eq!(h.table[p.idx()], [1024, 0]);
         assert_eq!(h.order_bonus(Color::Black, p), 8);
+        assert_eq!(
+            (h.value(Color::Black, p), h.value(Color::White, p)),
+            (1024, 0)
+        );
         h.age();
         assert_eq!(h.table[p.idx()], [512, 0]);
         for _ in 0..10_000 {

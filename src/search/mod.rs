@@ -60,6 +60,8 @@ const DEFEND_LMP_BASE: usize = 2;
 /// Late quiet moves are searched one ply shallower (two when very late and deep).
 const LMR_DEPTH: i32 = 3;
 const LMR_FIRST: usize = 4;
+/// A reduced move whose history is below minus this is reduced a ply more.
+const LMR_BAD_HISTORY: i32 = 2_000;
 /// Reverse futility pruning up to this depth, with this margin per ply beyond the first.
 const RFP_DEPTH: i32 = 3;
 const RFP_MARGIN: i32 = 100;
@@ -855,11 +857,19 @@ impl Searcher {
             if i == 0 {
                 score = -self.pvs(board, d, -beta, -alpha, ply + 1, pv_node);
             } else {
-                let reduction = if light && depth >= LMR_DEPTH && i >= LMR_FIRST {
+                let mut reduction = if light && depth >= LMR_DEPTH && i >= LMR_FIRST {
                     1 + (i >= 10) as i32 + (depth >= 6 && i >= 20) as i32
                 } else {
                     0
                 };
+                if reduction > 0
+                    && situation == Situation::Normal
+                    && self.history.value(me, m) < -LMR_BAD_HISTORY
+                    && d - reduction > 1
+                {
+                    // A point that has kept failing elsewhere: a ply more, above the horizon.
+                    reduction += 1;
+                }
                 score = -self.pvs(board, d - reduction, -alpha - 1, -alpha, ply + 1, false);
                 if reduction > 0 && score > alpha && !self.aborted {
                     score = -self.pvs(board, d, -alpha - 1, -alpha, ply + 1, false);
