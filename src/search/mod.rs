@@ -60,7 +60,8 @@ const DEFEND_LMP_BASE: usize = 2;
 /// Late quiet moves are searched one ply shallower (two when very late and deep).
 const LMR_DEPTH: i32 = 3;
 const LMR_FIRST: usize = 4;
-/// A reduced move whose history is below minus this is reduced a ply more.
+/// In renju a reduced move whose history is below minus this is reduced a ply more (in
+/// freestyle and standard it measured +16.5 and -24.7, in renju +39.8; caro untested).
 const LMR_BAD_HISTORY: i32 = 2_000;
 /// Reverse futility pruning up to this depth, with this margin per ply beyond the first.
 const RFP_DEPTH: i32 = 3;
@@ -863,6 +864,7 @@ impl Searcher {
                     0
                 };
                 if reduction > 0
+                    && board.rule() == Rule::Renju
                     && situation == Situation::Normal
                     && self.history.value(me, m) < -LMR_BAD_HISTORY
                     && d - reduction > 1
