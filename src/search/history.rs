@@ -1,7 +1,7 @@
 //! The history heuristic: per colour and cell, how often a move there refuted the moves
 //! searched before it at a node. Quiet candidates look alike to the pattern scores; the same
 //! point tends to refute again in the neighbouring subtrees, so its history breaks their ties.
-//! A late quiet move whose history is well below zero is also reduced a ply more.
+//! In renju a late quiet move whose history is well below zero is also reduced a ply more.
 
 use crate::game::pos::CELLS;
 use crate::game::{Color, Pos};
