@@ -183,6 +183,9 @@ const COMMAND_WORDS: &[&str] = &[
     "YXBLOCKRESET",
 ];
 
+/// Stones a block may list: twice the largest board's cells (a longer block is a broken one).
+const MAX_BLOCK_STONES: usize = 32 * 32 * 2;
+
 struct OpenBlock {
     kind: BlockKind,
     stones: Vec<Stone>,
@@ -193,6 +196,9 @@ struct OpenBlock {
 #[derive(Default)]
 pub struct Parser {
     block: Option<OpenBlock>,
+    /// What followed `DONE` on its line: a command of its own (token-reading engines such as
+    /// Rapfi read it so too).
+    after_done: Option<String>,
 }
 
 impl Parser {
@@ -200,8 +206,16 @@ impl Parser {
         self.block.is_some()
     }
 
+    /// What followed the `DONE` that closed a block on the last line fed: the caller feeds it
+    /// as a line of its own once the block's command has run (it may start a search, behind
+    /// which the rest must wait).
+    pub fn take_rest(&mut self) -> Option<String> {
+        self.after_done.take()
+    }
+
     /// Feeds one line; returns the commands it completes (at most two: an abandoned block's error
-    /// and the command that interrupted it).
+    /// and the command that interrupted it). A block closed by `DONE` ends the line's commands:
+    /// what follows is left for [`Parser::take_rest`].
     pub fn feed(&mut self, line: &[u8]) -> Vec<Command> {
         let mut out = Vec::new();
         if self.block.is_some() {
@@ -234,13 +248,27 @@ impl Parser {
         }
     }
 
-    /// Consumes the stone tokens of `text` for the open block; closes it at `DONE`.
+    /// Consumes the stone tokens of `text` for the open block; closes it at `DONE` (the rest of
+    /// the line is kept in `after_done`).
     fn feed_block(&mut self, text: &[u8]) -> Option<Command> {
         let text = String::from_utf8_lossy(text);
-        for token in text.split_ascii_whitespace() {
+        let mut rest = text.as_ref();
+        loop {
+            let start = rest.trim_start_matches(|c: char| c.is_ascii_whitespace());
+            if start.is_empty() {
+                break;
+            }
+            let end = start
+                .find(|c: char| c.is_ascii_whitespace())
+                .unwrap_or(start.len());
+            let token = &start[..end];
+            rest = &start[end..];
             let block = self.block.as_mut()?;
             if token.eq_ignore_ascii_case("DONE") {
                 let block = self.block.take()?;
+                if !rest.trim().is_empty() {
+                    self.after_done = Some(rest.trim().to_string());
+                }
                 return Some(match block.error {
                     Some(e) => Command::Invalid(e),
                     None => Command::Block {
@@ -249,14 +277,16 @@ impl Parser {
                     },
                 });
             }
-            match parse_stone(token) {
-                Some(s) if block.stones.len() < 32 * 32 * 2 => block.stones.push(s),
-                _ => {
-                    if block.error.is_none() {
-                        block.error =
-                            Some(format!("x,y,field or DONE expected, got '{}'", clip(token)));
-                    }
+            let error = match parse_stone(token) {
+                Some(s) if block.stones.len() < MAX_BLOCK_STONES => {
+                    block.stones.push(s);
+                    None
                 }
+                Some(_) => Some(format!("more than {MAX_BLOCK_STONES} stones")),
+                None => Some(format!("x,y,field or DONE expected, got '{}'", clip(token))),
+            };
+            if block.error.is_none() {
+                block.error = error;
             }
         }
         None
@@ -584,5 +614,26 @@ mod tests {
         assert!(
             matches!(&v[0], Command::Block { kind: BlockKind::YxBlock, stones } if stones.len() == 2)
         );
+        // What follows DONE on its line is left to be fed as a line of its own.
+        let v = p.feed(b"BOARD 7,7,1 8,8,2 DONE  TURN 3,3 ");
+        assert!(matches!(&v[..], [Command::Block { stones, .. }] if stones.len() == 2));
+        assert_eq!(p.take_rest().as_deref(), Some("TURN 3,3"));
+        assert_eq!(p.take_rest(), None);
+        p.feed(b"BOARD 1,1,1 DONE");
+        assert_eq!(p.take_rest(), None);
+        // A block left open there waits for the next line's DONE.
+        p.feed(b"BOARD 1,1,1 DONE BOARD 2,2,2");
+        let rest = p.take_rest().expect("a rest");
+        assert!(p.feed(rest.as_bytes()).is_empty());
+        assert!(
+            matches!(&p.feed(b"DONE")[..], [Command::Block { stones, .. }] if stones[0].x == 2)
+        );
+        // Too many stones are named as such.
+        let mut long = b"BOARD".to_vec();
+        for i in 0..MAX_BLOCK_STONES + 1 {
+            long.extend(format!(" {},{},1", i % 32, i / 32 % 32).bytes());
+        }
+        p.feed(&long);
+        assert!(matches!(&p.feed(b"DONE")[0], Command::Invalid(e) if e.contains("more than")));
     }
 }

@@ -720,6 +720,11 @@ fn balance(
                 Action::Move(best.moves[0])
             }
         }
+        // No candidate (each one wins at once, or the board is almost full): the fallback.
+        None if two => {
+            let first = fallback_move(board);
+            Action::Moves(vec![first, fallback_move(&after(board, &[first]))])
+        }
         None => Action::Move(fallback_move(board)),
     }
 }

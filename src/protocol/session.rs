@@ -256,6 +256,15 @@ impl Session {
         for cmd in self.parser.feed(line) {
             self.execute(cmd, at);
         }
+        // Commands after a block's DONE on the same line come after its search, as if they had
+        // come on the next line (ahead of any line already queued, which came later).
+        if let Some(rest) = self.parser.take_rest() {
+            if self.searching {
+                self.queue.push_front((rest.into_bytes(), at));
+            } else {
+                self.line(rest.as_bytes(), at);
+            }
+        }
     }
 
     fn execute(&mut self, cmd: Command, at: Instant) {
@@ -418,6 +427,10 @@ impl Session {
         let Some(board) = self.game_board() else {
             return;
         };
+        if matches!(job, Job::Balance { two: true, .. }) && board.empty_count() < 2 {
+            emit("ERROR YXBALANCETWO needs two empty points");
+            return;
+        }
         self.engine_colour = Some(board.side_to_move());
         self.start_job(job, at);
     }
