@@ -102,11 +102,15 @@ usage: pbrain-tengen tune gen [--out FILE] [--games N] [--minutes M] [--depth D]
        pbrain-tengen tune label FILE... [--out FILE] [--depth D] [--nodes N] [--part K/N]
          scores every quiet position of the games by a fixed-depth search (default depth 6,
          200000 nodes), appending `GAME PLY SCORE` lines to FILE (default tune-labels.txt);
-         --part K/N labels only the games whose index is K modulo N (for parallel runs)";
+         --part K/N labels only the games whose index is K modulo N (for parallel runs)
+       pbrain-tengen tune import FILE|DIR... [--out FILE] [--min-moves N]
+         appends the games of match records (the .sgf files tengen-match writes, searched
+         under each DIR) to FILE (default tune-games.txt) as game lines for label and fit,
+         each game once, leaving out games under N moves (default 6)";
 
-/// `pbrain-tengen tune gen|fit …`.
+/// `pbrain-tengen tune gen|fit|label|import …`.
 fn tune_main(args: &[String]) -> i32 {
-    use tengen::eval::{tune, tune_data, tune_label};
+    use tengen::eval::{tune, tune_data, tune_import, tune_label};
     let mut it = args.iter();
     let sub = it.next().map(String::as_str);
     let mut opts: Vec<(String, Option<String>)> = Vec::new();
@@ -245,6 +249,28 @@ fn tune_main(args: &[String]) -> i32 {
             }
             tune_label::run(&l)
                 .map(|n| eprintln!("{n} positions labelled into {}", l.out.display()))
+                .map_err(|e| e.to_string())
+        })(),
+        Some("import") => (|| {
+            let mut out = std::path::PathBuf::from("tune-games.txt");
+            let mut min_moves = 6;
+            for (k, v) in &opts {
+                match k.as_str() {
+                    "--out" => out = v.clone().ok_or("--out needs a file")?.into(),
+                    "--min-moves" => min_moves = num(k, v)?,
+                    _ => return Err(format!("unknown option {k} for tune import")),
+                }
+            }
+            if files.is_empty() {
+                return Err("tune import needs .sgf files or directories of them".into());
+            }
+            tune_import::import(&files, &out, min_moves)
+                .map(|(games, read)| {
+                    eprintln!(
+                        "{games} games from {read} files appended to {}",
+                        out.display()
+                    )
+                })
                 .map_err(|e| e.to_string())
         })(),
         Some(other) => Err(format!("unknown tune command '{other}'")),

@@ -2,5 +2,6 @@
 pub mod classical;
 pub mod tune;
 pub mod tune_data;
+pub mod tune_import;
 pub mod tune_label;
 pub mod weights;
