@@ -136,12 +136,23 @@ impl GameRecord {
         let mut moves = Vec::new();
         for m in it {
             let (x, y) = m.split_once(',')?;
-            let (x, y): (usize, usize) = (x.parse().ok()?, y.parse().ok()?);
-            if x >= width || y >= height {
-                return None;
-            }
-            moves.push(Pos::new(x, y));
+            moves.push((x.parse().ok()?, y.parse().ok()?));
         }
+        GameRecord::from_coords(rule, (width, height), outcome, opening, &moves)
+    }
+
+    /// The game with these moves as (x, y), or `None` if one is off the board.
+    pub fn from_coords(
+        rule: Rule,
+        (width, height): (usize, usize),
+        outcome: Outcome,
+        opening: usize,
+        coords: &[(usize, usize)],
+    ) -> Option<GameRecord> {
+        let moves = coords
+            .iter()
+            .map(|&(x, y)| (x < width && y < height).then(|| Pos::new(x, y)))
+            .collect::<Option<_>>()?;
         Some(GameRecord {
             rule,
             width,

@@ -5,7 +5,7 @@
 //! `tune gen`.
 
 use super::tune_data::{GameRecord, Outcome};
-use crate::game::{Pos, Rule};
+use crate::game::Rule;
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -86,23 +86,12 @@ pub fn from_sgf(text: &str) -> Option<GameRecord> {
             return None;
         }
         let mut xy = at.chars().map(sgf_coord);
-        let (x, y) = (xy.next()??, xy.next()??);
-        if x >= width || y >= height {
-            return None;
-        }
-        moves.push(Pos::new(x, y));
+        moves.push((xy.next()??, xy.next()??));
         if node.iter().any(|(i, v)| i == "C" && v == "opening") {
             opening = moves.len();
         }
     }
-    Some(GameRecord {
-        rule,
-        width,
-        height,
-        outcome,
-        opening,
-        moves,
-    })
+    GameRecord::from_coords(rule, (width, height), outcome, opening, &moves)
 }
 
 /// Every `.sgf` file under `path` (itself if it is a file), sorted.
