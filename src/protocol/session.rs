@@ -9,6 +9,7 @@ use super::level::Level;
 use super::yixin::{self, Detail};
 use crate::game::{Board, Color, Pos, Rule};
 use crate::search::time::{self, TimeLimits};
+use crate::search::tt::TranspositionTable;
 use crate::search::vct::VctSolver;
 use crate::search::{Report, SearchLimits, Searcher};
 use std::collections::VecDeque;
@@ -26,6 +27,10 @@ const MIN_TT_BYTES: u64 = 8 * MB;
 const MAX_TT_BYTES: u64 = 1024 * MB;
 /// Memory the engine needs besides the table: code, pattern tables, boards, stacks.
 const ENGINE_OVERHEAD: u64 = 24 * MB;
+/// A larger table than the current one is only made as large as this many bytes per ms of the
+/// move's hard limit: committing its pages takes about 1 ms per MB on the development machine
+/// with both cores busy, so the commit stays within about a seventh of the move.
+const TT_BYTES_PER_MS: u64 = 128 * 1024;
 /// Stack of the search thread (virtual memory; only used pages count).
 const SEARCH_STACK: usize = 64 << 20;
 /// After the end of input, how much longer a pending search may run (within its own limits)
@@ -617,7 +622,10 @@ impl Session {
             emit("ERROR the board is full: no move is left");
             return;
         }
-        let (tt_bytes, warning) = self.tt_bytes();
+        let budget = time::budget(&self.limits, self.used_ms);
+        let (wanted, warning) = self.tt_bytes();
+        let current = self.searcher.as_ref().map_or(0, Searcher::tt_bytes);
+        let tt_bytes = affordable_tt_bytes(wanted, current, budget.hard);
         if let Some(w) = warning {
             if self.memory_reported != Some(self.max_memory) {
                 self.memory_reported = Some(self.max_memory);
@@ -641,7 +649,6 @@ impl Session {
         // After the end of input's grace nobody waits for a deep answer: move at once.
         let grace_over = self.eof_at.is_some_and(|at| at.elapsed() >= EOF_GRACE);
         self.stop.store(grace_over, Ordering::Relaxed);
-        let budget = time::budget(&self.limits, self.used_ms);
         let limits = SearchLimits {
             start: at,
             soft: budget.soft,
@@ -805,4 +812,59 @@ fn max_threads() -> usize {
     std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(crate::search::MAX_THREADS)
+}
+
+/// The table size for a move: `wanted`, except that a table larger than the `current` one
+/// (0: none yet) grows only as far as the move's hard limit pays for committing it, so that a
+/// first move on a nearly empty clock (a restart late in a match) is not lost to allocation; a
+/// later move with more time grows it.
+fn affordable_tt_bytes(wanted: usize, current: usize, hard: Duration) -> usize {
+    if TranspositionTable::rounded_bytes(wanted) <= current {
+        return wanted;
+    }
+    let affordable = (hard.as_millis() as u64).saturating_mul(TT_BYTES_PER_MS);
+    wanted.min((affordable as usize).max(current))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: usize = MB as usize;
+
+    #[test]
+    fn a_table_of_the_wanted_size_is_kept_whatever_the_clock() {
+        // 350 MB less the overhead is no power of two; the table made from it is 256 MB.
+        let wanted = (367_001_600 - ENGINE_OVERHEAD) as usize;
+        let made = TranspositionTable::rounded_bytes(wanted);
+        assert_eq!(made, 256 * MIB);
+        for hard in [1, 6, 27_000] {
+            let bytes = affordable_tt_bytes(wanted, made, Duration::from_millis(hard));
+            assert_eq!(TranspositionTable::rounded_bytes(bytes), made);
+        }
+    }
+
+    #[test]
+    fn a_short_move_grows_the_table_only_as_far_as_it_pays_for() {
+        let wanted = 256 * MIB;
+        // First move with 6 ms: a small table, not the 256 MB one.
+        let first = affordable_tt_bytes(wanted, 0, Duration::from_millis(6));
+        assert!(first <= 6 * TT_BYTES_PER_MS as usize, "{first}");
+        // A current table is never shrunk for lack of time.
+        let current = 8 * MIB;
+        assert_eq!(
+            affordable_tt_bytes(wanted, current, Duration::from_millis(6)),
+            current
+        );
+        // Enough time: the wanted size.
+        assert_eq!(
+            affordable_tt_bytes(wanted, current, Duration::from_secs(27)),
+            wanted
+        );
+        // A smaller wanted size (max_memory lowered) shrinks it at once.
+        assert_eq!(
+            affordable_tt_bytes(MIB, current, Duration::from_millis(6)),
+            MIB
+        );
+    }
 }

@@ -78,8 +78,7 @@ impl TranspositionTable {
     /// A table using at most `bytes` (rounded down to a power-of-two bucket count, at least one).
     pub fn new(bytes: usize) -> TranspositionTable {
         let bucket_bytes = BUCKET * WORDS * 8;
-        let n = (bytes / bucket_bytes).max(1);
-        let n = 1usize << (usize::BITS - 1 - n.leading_zeros());
+        let n = Self::rounded_bytes(bytes) / bucket_bytes;
         let words = zeroed_atomics(n * BUCKET * WORDS + BUCKET * WORDS - 1);
         // Commit every page now: a page first written during the search costs a fault there,
         // and with several threads each such fault also stops the others (the zero page's
@@ -100,6 +99,13 @@ impl TranspositionTable {
             buckets: n,
             age: AtomicU8::new(0),
         }
+    }
+
+    /// The size of the table `new(bytes)` makes: a power-of-two count of buckets, at least one.
+    pub fn rounded_bytes(bytes: usize) -> usize {
+        let bucket_bytes = BUCKET * WORDS * 8;
+        let n = (bytes / bucket_bytes).max(1);
+        (1usize << (usize::BITS - 1 - n.leading_zeros())) * bucket_bytes
     }
 
     pub fn size_bytes(&self) -> usize {
@@ -222,6 +228,29 @@ mod tests {
         assert!(tt.probe(54321).is_none());
         tt.clear();
         assert!(tt.probe(12345).is_none());
+    }
+
+    #[test]
+    fn rounded_bytes_is_the_size_new_makes() {
+        for bytes in [
+            0,
+            1,
+            63,
+            64,
+            65,
+            1 << 16,
+            (1 << 16) + 1,
+            3 << 20,
+            367_001_600 - (40 << 20),
+        ] {
+            let rounded = TranspositionTable::rounded_bytes(bytes);
+            assert_eq!(
+                TranspositionTable::new(bytes).size_bytes(),
+                rounded,
+                "{bytes}"
+            );
+            assert!(rounded <= bytes.max(64) && rounded * 2 > bytes, "{bytes}");
+        }
     }
 
     #[test]
