@@ -610,6 +610,11 @@ pub fn rank(
         if pool.len() <= 1 && depth >= 4 {
             break;
         }
+        if pool.iter().all(|c| c.value.abs() > WIN_BOUND) {
+            // Every candidate is a proven win or loss: deeper passes change nothing (on a lost
+            // position they once ran to a depth in the thousands).
+            break;
+        }
     }
     finished
 }
@@ -871,5 +876,38 @@ mod tests {
         for p in &pairs {
             assert_ne!(p.moves[0], p.moves[1]);
         }
+    }
+
+    #[test]
+    fn balancing_a_lost_position_stops_once_every_value_is_proven() {
+        // White has two fours of four in a row: every black move loses.
+        let mut b = Board::new(15, 15, crate::game::Rule::Freestyle).unwrap();
+        for (x, y) in [
+            (3, 3),
+            (4, 3),
+            (5, 3),
+            (6, 3),
+            (3, 10),
+            (4, 10),
+            (5, 10),
+            (6, 10),
+        ] {
+            b.try_play(x, y, Color::White).unwrap();
+        }
+        for (x, y) in [(0, 0), (14, 14), (14, 0), (0, 14)] {
+            b.try_play(x, y, Color::Black).unwrap();
+        }
+        b.set_side_to_move(Color::Black);
+        let mut s = Searcher::new(1 << 20);
+        let mut c = clock(2_000);
+        let mut rep = Reporter::new(Detail::default(), Instant::now());
+        let pool: Vec<Cand> = balance_moves(&b, 96)
+            .into_iter()
+            .map(|m| Cand::new(vec![m]))
+            .collect();
+        let ranked = rank(&mut s, &b, pool, 0, &mut c, 8, &mut rep);
+        assert!(!ranked.is_empty());
+        assert!(ranked.iter().all(|c| c.value < -WIN_BOUND));
+        assert!(ranked[0].depth <= 2, "depth {}", ranked[0].depth);
     }
 }
