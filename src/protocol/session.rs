@@ -330,7 +330,13 @@ impl Session {
                 match board.pos(x, y) {
                     None => emit(&format!("ERROR TAKEBACK {x},{y}: coordinates outside the board")),
                     Some(p) => match board.remove(p) {
-                        Ok(()) => emit("OK"),
+                        Ok(()) => {
+                            // The next TURN's stone takes the colour whose move it now is: after
+                            // an undo the user may have switched sides (Piskvork sends the move
+                            // before the undone ones as a TURN), so the old colour is forgotten.
+                            self.engine_colour = None;
+                            emit("OK")
+                        }
                         Err(e) => emit(&format!("ERROR TAKEBACK {x},{y}: {e}")),
                     },
                 }
@@ -520,8 +526,19 @@ impl Session {
             .next()
             .and_then(|t| t.parse::<i64>().ok());
         match (key, num) {
-            ("TIMEOUT_TURN", Some(n)) if n >= 0 => self.limits.turn_ms = Some(n as u64),
-            ("TIMEOUT_MATCH", Some(n)) if n >= 0 => self.limits.match_ms = n as u64,
+            // A negative limit means none (Gomoku Calculator's "unlimited" sends -1 for both,
+            // with a meaningless `time_left 1`): the search runs until it is stopped.
+            ("TIMEOUT_TURN", Some(n)) => {
+                self.limits.turn_ms = Some(if n >= 0 {
+                    n as u64
+                } else {
+                    time::NO_TURN_LIMIT_MS
+                })
+            }
+            ("TIMEOUT_MATCH", Some(n)) => {
+                self.limits.match_ms = n.max(0) as u64;
+                self.limits.match_unlimited = n < 0;
+            }
             ("TIME_LEFT", Some(n)) => self.limits.time_left_ms = Some(n),
             ("MAX_MEMORY", Some(n)) if n >= 0 => self.max_memory = n as u64,
             ("HASH_SIZE", Some(n)) if n >= 0 => self.hash_kb = n as u64,

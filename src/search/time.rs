@@ -7,6 +7,8 @@ use std::time::Duration;
 pub const DEFAULT_TURN_MS: u64 = 5_000;
 /// `time_left` value meaning "no match limit".
 pub const UNLIMITED: i64 = 2_147_483_647;
+/// The turn limit that stands for a negative `timeout_turn` (none): about 35 years.
+pub const NO_TURN_LIMIT_MS: u64 = 1 << 40;
 
 /// The limits the protocol announced.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -17,6 +19,8 @@ pub struct TimeLimits {
     pub match_ms: u64,
     /// The last `time_left` in ms (`None`: never sent).
     pub time_left_ms: Option<i64>,
+    /// A negative `timeout_match` was sent: no match limit, whatever `time_left` says.
+    pub match_unlimited: bool,
 }
 
 /// The budget of one move.
@@ -45,6 +49,7 @@ pub fn budget(limits: &TimeLimits, used_ms: u64) -> Budget {
         (hard, hard * 9 / 10)
     };
     let remaining = match limits.time_left_ms {
+        _ if limits.match_unlimited => None,
         Some(t) if t != UNLIMITED => Some(t),
         Some(_) => None,
         None if limits.match_ms > 0 => Some(limits.match_ms as i64 - used_ms as i64),
@@ -76,6 +81,7 @@ mod tests {
                 turn_ms: turn,
                 match_ms: m,
                 time_left_ms: left,
+                match_unlimited: false,
             },
             0,
         );
@@ -97,6 +103,32 @@ mod tests {
     }
 
     #[test]
+    fn negative_limits_mean_none() {
+        // Gomoku Calculator's unlimited thinking: -1 for both limits, then time_left 1.
+        let x = budget(
+            &TimeLimits {
+                turn_ms: Some(NO_TURN_LIMIT_MS),
+                match_ms: 0,
+                time_left_ms: Some(1),
+                match_unlimited: true,
+            },
+            0,
+        );
+        assert!(x.hard.as_secs() > 365 * 24 * 3600 && x.soft.as_secs() > 365 * 24 * 3600);
+        // A turn limit with an unlimited match ignores time_left too.
+        let x = budget(
+            &TimeLimits {
+                turn_ms: Some(1_000),
+                match_ms: 0,
+                time_left_ms: Some(1),
+                match_unlimited: true,
+            },
+            0,
+        );
+        assert_eq!(x.hard.as_millis(), 900);
+    }
+
+    #[test]
     fn match_time_caps_the_turn() {
         let (s, h) = b(Some(30_000), 180_000, Some(180_000));
         assert!(h < 30_000 && h > 10_000, "{h}");
@@ -111,6 +143,7 @@ mod tests {
                 turn_ms: Some(5_000),
                 match_ms: 10_000,
                 time_left_ms: None,
+                match_unlimited: false,
             },
             9_900,
         );
