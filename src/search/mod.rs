@@ -71,6 +71,9 @@ const RFP_MARGIN: i32 = 100;
 /// depth is searched a ply deeper.
 const SE_DEPTH: i32 = 6;
 const SE_MARGIN: i32 = 10;
+/// Internal iterative reduction: a node of at least this depth with no table move is searched a
+/// ply shallower.
+const IIR_DEPTH: i32 = 4;
 /// Per ply of depth, how far the static evaluation must exceed beta for the fail-high reduction.
 const FAIL_HIGH_MARGIN: i32 = 20;
 /// Share of the hard limit after which a finished iteration hands the rest to the VCT solver.
@@ -677,7 +680,7 @@ impl Searcher {
     fn pvs(
         &mut self,
         board: &mut Board,
-        depth: i32,
+        mut depth: i32,
         mut alpha: i32,
         beta: i32,
         ply: usize,
@@ -712,6 +715,11 @@ impl Searcher {
                 return s;
             }
             tt_hit = Some((h, s));
+        }
+        if depth >= IIR_DEPTH && tt_move.is_none() && excluded.is_none() {
+            // Internal iterative reduction: with no table move the order is a guess, so the
+            // node is searched a ply shallower (the next iteration finds the table move).
+            depth -= 1;
         }
         let opp = me.other();
         // The opponent threatens nothing that a pass would let through at once.
@@ -799,6 +807,12 @@ impl Searcher {
                     return 0;
                 }
                 singular = score < singular_beta;
+                if !singular && singular_beta >= beta {
+                    // Multi-cut: without the table move another move still reaches beta, and
+                    // the table move's own bound does too, so the node fails high.
+                    self.lists[ply] = list;
+                    return singular_beta;
+                }
                 // The check searched this node's list (and its cut-offs moved the history): the
                 // list again, the table move first.
                 self.candidates(board, &mut list, key);
