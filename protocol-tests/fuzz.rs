@@ -1528,6 +1528,9 @@ impl Model {
                 } else {
                     other(self.history.last().expect("later stones").2)
                 };
+                // The session forgets its colour on TAKEBACK: the next TURN's stone takes the
+                // colour whose move it now is (the user may have switched sides).
+                self.engine = None;
                 Expect::Ok
             }
             Command::Block { kind, stones } => self.block(*kind, stones),
@@ -2462,6 +2465,11 @@ impl<'a> Session<'a> {
                     return Ok(());
                 }
                 if !self.model.has_legal_move(me, s.rule) {
+                    self.st.full_board_errors += 1;
+                    return Ok(());
+                }
+                // YXBALANCETWO places two stones: one empty point is not enough.
+                if s.job == Job::BalanceTwo && self.model.empties().len() < 2 {
                     self.st.full_board_errors += 1;
                     return Ok(());
                 }

@@ -526,14 +526,14 @@ impl Session {
             .next()
             .and_then(|t| t.parse::<i64>().ok());
         match (key, num) {
-            // A negative limit means none (Gomoku Calculator's "unlimited" sends -1 for both,
-            // with a meaningless `time_left 1`): the search runs until it is stopped.
+            // Negative limits mean none only together: Gomoku Calculator's unlimited thinking
+            // sends -1 for both (and a meaningless `time_left 1`); the search then runs until it
+            // is stopped. A negative turn limit alone leaves the last one in force.
             ("TIMEOUT_TURN", Some(n)) => {
-                self.limits.turn_ms = Some(if n >= 0 {
-                    n as u64
-                } else {
-                    time::NO_TURN_LIMIT_MS
-                })
+                self.limits.turn_unlimited = n < 0;
+                if n >= 0 {
+                    self.limits.turn_ms = Some(n as u64);
+                }
             }
             ("TIMEOUT_MATCH", Some(n)) => {
                 self.limits.match_ms = n.max(0) as u64;
@@ -571,7 +571,7 @@ impl Session {
         let want = if self.hash_kb > 0 {
             self.hash_kb.saturating_mul(1024).min(MAX_TT_BYTES)
         } else {
-            let turn = self.limits.turn_ms.unwrap_or(time::DEFAULT_TURN_MS);
+            let turn = self.limits.turn_limit_ms();
             let per_move = match self.limits.match_ms {
                 0 => turn,
                 m => turn.min(m / 10),

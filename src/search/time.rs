@@ -7,7 +7,8 @@ use std::time::Duration;
 pub const DEFAULT_TURN_MS: u64 = 5_000;
 /// `time_left` value meaning "no match limit".
 pub const UNLIMITED: i64 = 2_147_483_647;
-/// The turn limit that stands for a negative `timeout_turn` (none): about 35 years.
+/// The turn limit of unlimited thinking (negative `timeout_turn` and `timeout_match`): about 35
+/// years.
 pub const NO_TURN_LIMIT_MS: u64 = 1 << 40;
 
 /// The limits the protocol announced.
@@ -21,6 +22,21 @@ pub struct TimeLimits {
     pub time_left_ms: Option<i64>,
     /// A negative `timeout_match` was sent: no match limit, whatever `time_left` says.
     pub match_unlimited: bool,
+    /// The last `timeout_turn` was negative. Together with `match_unlimited` it means no limit at
+    /// all (Gomoku Calculator's unlimited thinking); alone it is taken as malformed and
+    /// `turn_ms` stays, so that a stray value never leaves a game's engine thinking forever.
+    pub turn_unlimited: bool,
+}
+
+impl TimeLimits {
+    /// The turn limit in force, in ms.
+    pub fn turn_limit_ms(&self) -> u64 {
+        if self.turn_unlimited && self.match_unlimited {
+            NO_TURN_LIMIT_MS
+        } else {
+            self.turn_ms.unwrap_or(DEFAULT_TURN_MS)
+        }
+    }
 }
 
 /// The budget of one move.
@@ -40,7 +56,7 @@ fn turn_margin(turn: u64) -> u64 {
 /// The budget for a move, given the limits and the match time this engine has used so far
 /// (used only when the manager gives `timeout_match` without `time_left`).
 pub fn budget(limits: &TimeLimits, used_ms: u64) -> Budget {
-    let turn = limits.turn_ms.unwrap_or(DEFAULT_TURN_MS);
+    let turn = limits.turn_limit_ms();
     let (turn_hard, turn_soft) = if turn == 0 {
         // "As fast as possible": a shallow search only.
         (15, 5)
@@ -82,6 +98,7 @@ mod tests {
                 match_ms: m,
                 time_left_ms: left,
                 match_unlimited: false,
+                turn_unlimited: false,
             },
             0,
         );
@@ -104,28 +121,29 @@ mod tests {
 
     #[test]
     fn negative_limits_mean_none() {
+        let limits = |turn_ms, turn_unlimited, match_unlimited| TimeLimits {
+            turn_ms,
+            match_ms: 0,
+            time_left_ms: Some(1),
+            match_unlimited,
+            turn_unlimited,
+        };
         // Gomoku Calculator's unlimited thinking: -1 for both limits, then time_left 1.
-        let x = budget(
-            &TimeLimits {
-                turn_ms: Some(NO_TURN_LIMIT_MS),
-                match_ms: 0,
-                time_left_ms: Some(1),
-                match_unlimited: true,
-            },
-            0,
-        );
+        let x = budget(&limits(Some(1_000), true, true), 0);
         assert!(x.hard.as_secs() > 365 * 24 * 3600 && x.soft.as_secs() > 365 * 24 * 3600);
-        // A turn limit with an unlimited match ignores time_left too.
-        let x = budget(
-            &TimeLimits {
-                turn_ms: Some(1_000),
-                match_ms: 0,
-                time_left_ms: Some(1),
-                match_unlimited: true,
-            },
-            0,
-        );
+        let x = budget(&limits(None, true, true), 0);
+        assert!(x.hard.as_secs() > 365 * 24 * 3600);
+        // A turn limit with an unlimited match ignores time_left.
+        let x = budget(&limits(Some(1_000), false, true), 0);
         assert_eq!(x.hard.as_millis(), 900);
+        // A negative turn limit alone leaves the last one (or the default) in force.
+        let x = budget(&limits(Some(1_000), true, false), 0);
+        assert!(x.hard.as_millis() <= 1);
+        let mut l = limits(Some(1_000), true, false);
+        l.time_left_ms = None;
+        assert_eq!(budget(&l, 0).hard.as_millis(), 900);
+        l.turn_ms = None;
+        assert!(budget(&l, 0).hard.as_millis() < DEFAULT_TURN_MS as u128);
     }
 
     #[test]
@@ -143,7 +161,7 @@ mod tests {
                 turn_ms: Some(5_000),
                 match_ms: 10_000,
                 time_left_ms: None,
-                match_unlimited: false,
+                ..TimeLimits::default()
             },
             9_900,
         );
