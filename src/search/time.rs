@@ -120,7 +120,7 @@ mod tests {
     }
 
     #[test]
-    fn negative_limits_mean_none() {
+    fn negative_limits_mean_none_only_together() {
         let limits = |turn_ms, turn_unlimited, match_unlimited| TimeLimits {
             turn_ms,
             match_ms: 0,
