@@ -17,6 +17,8 @@ const PREFAULT_MAX_BYTES: usize = 256 << 20;
 const BUCKET: usize = 4;
 /// Each entry is two words: the full key, and the packed data.
 const WORDS: usize = 2;
+/// Ages wrap in five bits (the sixth of the byte holds the PV flag).
+const AGE_MASK: u8 = 31;
 
 /// What a probe found.
 #[derive(Clone, Copy, Debug)]
@@ -26,15 +28,21 @@ pub struct Hit {
     pub eval: i32,
     pub depth: i32,
     pub bound: u8,
+    /// The position was on a principal variation when stored (or in an earlier search).
+    pub pv: bool,
 }
 
-/// Packed data word: best (16) | score (16) | eval (16) | depth (8) | age << 2 | bound (8).
+/// Packed data word: best (16) | score (16) | eval (16) | depth (8) | age << 3 | pv << 2 | bound (8).
 #[inline]
-fn pack(best: Pos, score: i32, eval: i32, depth: i32, age: u8, bound: u8) -> u64 {
+fn pack(best: Pos, score: i32, eval: i32, depth: i32, age: u8, pv: bool, bound: u8) -> u64 {
     let score = score.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16 as u64;
     let eval = eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16 as u64;
     let depth = depth.clamp(-100, 127) as i8 as u8 as u64;
-    best.0 as u64 | score << 16 | eval << 32 | depth << 48 | ((age << 2 | bound) as u64) << 56
+    best.0 as u64
+        | score << 16
+        | eval << 32
+        | depth << 48
+        | ((age << 3 | (pv as u8) << 2 | bound) as u64) << 56
 }
 
 #[inline]
@@ -43,7 +51,11 @@ fn data_bound(d: u64) -> u8 {
 }
 #[inline]
 fn data_age(d: u64) -> u8 {
-    (d >> 58) as u8
+    (d >> 59) as u8
+}
+#[inline]
+fn data_pv(d: u64) -> bool {
+    (d >> 58) & 1 != 0
 }
 #[inline]
 fn data_depth(d: u64) -> i32 {
@@ -139,7 +151,8 @@ impl TranspositionTable {
 
     /// Starts a new search: older entries become preferred victims.
     pub fn new_search(&self) {
-        self.age.store((self.age.load(Relaxed) + 1) & 63, Relaxed);
+        self.age
+            .store((self.age.load(Relaxed) + 1) & AGE_MASK, Relaxed);
     }
 
     #[inline]
@@ -162,10 +175,21 @@ impl TranspositionTable {
                 eval: (d >> 32) as u16 as i16 as i32,
                 depth: data_depth(d),
                 bound: data_bound(d),
+                pv: data_pv(d),
             })
     }
 
-    pub fn store(&self, key: u64, best: Pos, score: i32, eval: i32, depth: i32, bound: u8) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(
+        &self,
+        key: u64,
+        best: Pos,
+        score: i32,
+        eval: i32,
+        depth: i32,
+        bound: u8,
+        pv: bool,
+    ) {
         let age = self.age.load(Relaxed);
         let start = self.bucket_start(key);
         let bucket = &self.words[start..start + BUCKET * WORDS];
@@ -183,7 +207,7 @@ impl TranspositionTable {
                 same = k == key && data_bound(d) != BOUND_NONE;
                 break;
             }
-            let old = ((age as i32 - data_age(d) as i32) & 63) * 4;
+            let old = ((age as i32 - data_age(d) as i32) & AGE_MASK as i32) * 4;
             let worth = data_depth(d) - old;
             if worth < worst {
                 worst = worth;
@@ -204,7 +228,7 @@ impl TranspositionTable {
         } else {
             best
         };
-        let data = pack(best, score, eval, depth, age, bound);
+        let data = pack(best, score, eval, depth, age, pv, bound);
         let e = &bucket[victim * WORDS..victim * WORDS + WORDS];
         e[0].store(key ^ data, Relaxed);
         e[1].store(data, Relaxed);
@@ -219,12 +243,15 @@ mod tests {
     fn stores_and_finds_entries() {
         let tt = TranspositionTable::new(1 << 16);
         assert_eq!(tt.size_bytes(), 1 << 16);
-        tt.store(12345, Pos(77), -10, 5, -3, BOUND_EXACT);
+        tt.store(12345, Pos(77), -10, 5, -3, BOUND_EXACT, true);
         let h = tt.probe(12345).unwrap();
         assert_eq!(
-            (h.best, h.score, h.eval, h.depth, h.bound),
-            (Pos(77), -10, 5, -3, BOUND_EXACT)
+            (h.best, h.score, h.eval, h.depth, h.bound, h.pv),
+            (Pos(77), -10, 5, -3, BOUND_EXACT, true)
         );
+        tt.store(999, Pos(3), 7, -2, 9, BOUND_LOWER, false);
+        let h = tt.probe(999).unwrap();
+        assert_eq!((h.depth, h.bound, h.pv), (9, BOUND_LOWER, false));
         assert!(tt.probe(54321).is_none());
         tt.clear();
         assert!(tt.probe(12345).is_none());
