@@ -934,15 +934,8 @@ impl Searcher {
         self.lists[ply] = list;
         if excluded.is_none() {
             let bound = bound_of(best, alpha_in, beta);
-            self.tt.store(
-                key,
-                best_move,
-                score_to_tt(best, ply),
-                0,
-                depth,
-                bound,
-                tt_pv,
-            );
+            self.tt
+                .store(key, best_move, score_to_tt(best, ply), depth, bound, tt_pv);
         }
         best
     }
@@ -1086,7 +1079,7 @@ impl Searcher {
         if searched {
             let bound = bound_of(best, alpha_in, beta);
             self.tt
-                .store(key, best_move, score_to_tt(best, ply), 0, 0, bound, tt_pv);
+                .store(key, best_move, score_to_tt(best, ply), 0, bound, tt_pv);
         }
         best
     }
@@ -1274,7 +1267,7 @@ mod tests {
         // Gomocup's max_memory less the overhead: no power of two, a 256 MB table.
         let bytes = 367_001_600 - (24 << 20);
         let mut s = Searcher::new(bytes);
-        s.tt.store(42, Pos(7), 11, 0, 5, BOUND_EXACT, false);
+        s.tt.store(42, Pos(7), 11, 5, BOUND_EXACT, false);
         s.resize_tt(bytes);
         assert_eq!(s.tt.probe(42).map(|h| h.score), Some(11));
         // Another size makes a new, empty table.

@@ -25,24 +25,18 @@ const AGE_MASK: u8 = 31;
 pub struct Hit {
     pub best: Pos,
     pub score: i32,
-    pub eval: i32,
     pub depth: i32,
     pub bound: u8,
     /// The position was on a principal variation when stored (or in an earlier search).
     pub pv: bool,
 }
 
-/// Packed data word: best (16) | score (16) | eval (16) | depth (8) | age << 3 | pv << 2 | bound (8).
+/// Packed data word: best (16) | score (16) | unused (16) | depth (8) | age << 3 | pv << 2 | bound (8).
 #[inline]
-fn pack(best: Pos, score: i32, eval: i32, depth: i32, age: u8, pv: bool, bound: u8) -> u64 {
+fn pack(best: Pos, score: i32, depth: i32, age: u8, pv: bool, bound: u8) -> u64 {
     let score = score.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16 as u64;
-    let eval = eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16 as u64;
     let depth = depth.clamp(-100, 127) as i8 as u8 as u64;
-    best.0 as u64
-        | score << 16
-        | eval << 32
-        | depth << 48
-        | ((age << 3 | (pv as u8) << 2 | bound) as u64) << 56
+    best.0 as u64 | score << 16 | depth << 48 | ((age << 3 | (pv as u8) << 2 | bound) as u64) << 56
 }
 
 #[inline]
@@ -172,24 +166,13 @@ impl TranspositionTable {
             .map(|d| Hit {
                 best: Pos(d as u16),
                 score: (d >> 16) as u16 as i16 as i32,
-                eval: (d >> 32) as u16 as i16 as i32,
                 depth: data_depth(d),
                 bound: data_bound(d),
                 pv: data_pv(d),
             })
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub fn store(
-        &self,
-        key: u64,
-        best: Pos,
-        score: i32,
-        eval: i32,
-        depth: i32,
-        bound: u8,
-        pv: bool,
-    ) {
+    pub fn store(&self, key: u64, best: Pos, score: i32, depth: i32, bound: u8, pv: bool) {
         let age = self.age.load(Relaxed);
         let start = self.bucket_start(key);
         let bucket = &self.words[start..start + BUCKET * WORDS];
@@ -228,7 +211,7 @@ impl TranspositionTable {
         } else {
             best
         };
-        let data = pack(best, score, eval, depth, age, pv, bound);
+        let data = pack(best, score, depth, age, pv, bound);
         let e = &bucket[victim * WORDS..victim * WORDS + WORDS];
         e[0].store(key ^ data, Relaxed);
         e[1].store(data, Relaxed);
@@ -243,13 +226,13 @@ mod tests {
     fn stores_and_finds_entries() {
         let tt = TranspositionTable::new(1 << 16);
         assert_eq!(tt.size_bytes(), 1 << 16);
-        tt.store(12345, Pos(77), -10, 5, -3, BOUND_EXACT, true);
+        tt.store(12345, Pos(77), -10, -3, BOUND_EXACT, true);
         let h = tt.probe(12345).unwrap();
         assert_eq!(
-            (h.best, h.score, h.eval, h.depth, h.bound, h.pv),
-            (Pos(77), -10, 5, -3, BOUND_EXACT, true)
+            (h.best, h.score, h.depth, h.bound, h.pv),
+            (Pos(77), -10, -3, BOUND_EXACT, true)
         );
-        tt.store(999, Pos(3), 7, -2, 9, BOUND_LOWER, false);
+        tt.store(999, Pos(3), 7, 9, BOUND_LOWER, false);
         let h = tt.probe(999).unwrap();
         assert_eq!((h.depth, h.bound, h.pv), (9, BOUND_LOWER, false));
         assert!(tt.probe(54321).is_none());
