@@ -1,5 +1,6 @@
 //! Position evaluation.
 pub mod classical;
+pub mod order;
 pub mod tune;
 pub mod tune_data;
 pub mod tune_import;

@@ -178,6 +178,7 @@ pub struct Board {
     /// Per colour, the cell info of every packed combination.
     infos: [&'static [CellInfo; PACKED_COMBOS]; 2],
     additive: &'static [i16; PACKED_COMBOS],
+    order: &'static [i16; PACKED_COMBOS],
     /// The cell infos each move changed (cell index and old value), so `undo` restores them
     /// instead of recomputing; `plies` holds one entry per move of a suffix of `history`.
     saved: Vec<(u16, [CellInfo; 2])>,
@@ -227,6 +228,7 @@ impl Board {
             table: RuleTable::get(rule),
             infos: [info_table(rule.has_forbidden()), info_table(false)],
             additive: classical::additive_table(),
+            order: classical::order_table(),
             saved: Vec::with_capacity(64 * 32),
             plies: Vec::with_capacity(64),
             hash: 0,
@@ -582,6 +584,11 @@ impl Board {
     #[inline]
     pub fn additive_score(&self, c: Color, p: Pos) -> i32 {
         self.additive[info_packed(self.info[p.idx()][c.idx()]) as usize] as i32
+    }
+    /// The cell's move-order value for colour `c` ([`classical::order_table`]).
+    #[inline]
+    pub fn order_score(&self, c: Color, p: Pos) -> i32 {
+        self.order[info_packed(self.info[p.idx()][c.idx()]) as usize] as i32
     }
     #[inline]
     pub fn cell_score(&self, c: Color, p: Pos) -> i32 {

@@ -423,7 +423,7 @@ pub fn fallback_move(board: &Board) -> Pos {
     let points: Vec<Pos> = b.cells_iter().filter(|&p| b.is_empty(p)).collect();
     let legal: Vec<Pos> = points.into_iter().filter(|&p| b.is_legal(p, me)).collect();
     let wins = |c: Color| legal.iter().copied().find(|&p| b.is_winning_move(p, c));
-    let score = |p: Pos| b.cell_score(me, p) * 2 + b.cell_score(me.other(), p);
+    let score = |p: Pos| b.order_score(me, p) * 2 + b.order_score(me.other(), p);
     wins(me)
         .or_else(|| wins(me.other()))
         // `rev` makes the first of equal bests win, so the choice follows board order.

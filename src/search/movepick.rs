@@ -191,7 +191,7 @@ pub fn generate_unordered(board: &mut Board, list: &mut MoveList) -> Situation {
             }
             // Attack counts double: 1:1 lost to 3:2, and 2:1 scored +12 against it (undecided;
             // kept together with singular extensions, see the README's Strength steps).
-            let score = board.cell_score(me, p) * 2 + board.cell_score(opp, p);
+            let score = board.order_score(me, p) * 2 + board.order_score(opp, p);
             list.push(p, score);
         }
     }
@@ -277,7 +277,7 @@ pub fn generate_fours(board: &mut Board, list: &mut MoveList) {
 #[inline]
 fn push_four(board: &Board, me: Color, list: &mut MoveList, p: Pos) {
     if board.is_empty(p) && board.class(me, p) >= C_FOUR {
-        let score = board.class(me, p) as i32 * 1000 + board.cell_score(me, p);
+        let score = board.class(me, p) as i32 * 1000 + board.order_score(me, p);
         list.push(p, score);
     }
 }

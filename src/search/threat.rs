@@ -294,7 +294,7 @@ impl ThreatSolver {
                 let (dx, dy) = (p.x().abs_diff(q.x()), p.y().abs_diff(q.y()));
                 dx.max(dy) <= 4 && (dx == 0 || dy == 0 || dx == dy)
             });
-            let score = near as i32 * 100_000 + class as i32 * 1_000 + board.cell_score(me, p);
+            let score = near as i32 * 100_000 + class as i32 * 1_000 + board.order_score(me, p);
             list.push((p, score));
         }
         if board.rule().has_forbidden() && me == Color::Black {
