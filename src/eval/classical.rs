@@ -9,8 +9,10 @@ use crate::game::pattern::Pattern;
 use std::sync::OnceLock;
 
 pub use super::order::ORDER_VALUE;
-pub use super::weights::{COMBO_VALUE, TEMPO_NUM, THREAT_VALUE};
-use crate::game::{Board, Color};
+pub use super::weights::{
+    COMBO_VALUE, SELF_FIT_COMBO_VALUE, SELF_FIT_THREAT_VALUE, TEMPO_NUM, THREAT_VALUE,
+};
+use crate::game::{Board, Color, Rule};
 
 /// What a stone on a cell makes when all four directions are combined, weakest first.
 pub type Class = u8;
@@ -30,11 +32,44 @@ pub const C_OPEN_FOUR: Class = 6;
 pub const C_FIVE: Class = 7;
 pub const CLASS_COUNT: usize = 8;
 
+/// Which fitted values a rule evaluates with: freestyle and standard the values distilled from
+/// Rapfi-classical ([`COMBO_VALUE`], [`THREAT_VALUE`]; +59.5 in freestyle), renju and caro the
+/// earlier fit to Tengen's own search ([`SELF_FIT_COMBO_VALUE`]; the distilled ones -5.2 in
+/// renju, and no caro game was in their data).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum WeightSet {
+    Distilled = 0,
+    SelfFit = 1,
+}
+
+impl WeightSet {
+    pub const ALL: [WeightSet; 2] = [WeightSet::Distilled, WeightSet::SelfFit];
+
+    pub fn of(rule: Rule) -> WeightSet {
+        match rule {
+            Rule::Freestyle | Rule::Standard => WeightSet::Distilled,
+            Rule::Renju | Rule::Caro { .. } => WeightSet::SelfFit,
+        }
+    }
+    pub fn combo_values(self) -> &'static [i16; COMBO_COUNT] {
+        match self {
+            WeightSet::Distilled => &COMBO_VALUE,
+            WeightSet::SelfFit => &SELF_FIT_COMBO_VALUE,
+        }
+    }
+    pub fn threat_values(self) -> &'static [i16; THREAT_COUNT] {
+        match self {
+            WeightSet::Distilled => &THREAT_VALUE,
+            WeightSet::SelfFit => &SELF_FIT_THREAT_VALUE,
+        }
+    }
+}
+
 /// Class and score of a cell from its four direction patterns: the score is the fitted value of
-/// the combination ([`COMBO_VALUE`], see `eval::tune`), whatever the order of the directions.
+/// the combination (see `eval::tune`) in `set`, whatever the order of the directions.
 #[inline]
-pub fn cell_value(pats: [Pattern; 4]) -> (Class, i32) {
-    (class_of(pats), COMBO_VALUE[combo_index(pats)] as i32)
+pub fn cell_value(pats: [Pattern; 4], set: WeightSet) -> (Class, i32) {
+    (class_of(pats), set.combo_values()[combo_index(pats)] as i32)
 }
 
 /// The class a stone makes with these four direction patterns.
@@ -189,7 +224,7 @@ pub const THREAT_COUNT: usize = 1 << 10;
 pub fn evaluate_board(board: &Board) -> i32 {
     let me = board.side_to_move();
     evaluate(board.score_sum(me), board.score_sum(me.other()))
-        + THREAT_VALUE[threat_index(board)] as i32
+        + WeightSet::of(board.rule()).threat_values()[threat_index(board)] as i32
 }
 
 /// Four direction patterns packed 3 bits each (direction `d` at bits `3d..3d+3`).
@@ -198,9 +233,10 @@ pub const PACKED_COMBOS: usize = 1 << 12;
 
 /// Class and score of every packed combination of four direction patterns, so the board turns a
 /// changed direction into a new cell value with one lookup.
-pub fn combo_table() -> &'static [(Class, i16); PACKED_COMBOS] {
-    static TABLE: OnceLock<[(Class, i16); PACKED_COMBOS]> = OnceLock::new();
-    TABLE.get_or_init(|| build_combo_table(false))
+pub fn combo_table(set: WeightSet) -> &'static [(Class, i16); PACKED_COMBOS] {
+    static TABLES: [OnceLock<[(Class, i16); PACKED_COMBOS]>; 2] =
+        [OnceLock::new(), OnceLock::new()];
+    TABLES[set as usize].get_or_init(|| build_combo_table(set, false))
 }
 
 /// [`combo_table`] for black in renju: a double-four is a foul there, so it threatens no open
@@ -210,14 +246,14 @@ pub fn combo_table() -> &'static [(Class, i16); PACKED_COMBOS] {
 /// around it is still black's (a value of 0 played worse: -6 over two 400-game runs).
 pub fn renju_black_combo_table() -> &'static [(Class, i16); PACKED_COMBOS] {
     static TABLE: OnceLock<[(Class, i16); PACKED_COMBOS]> = OnceLock::new();
-    TABLE.get_or_init(|| build_combo_table(true))
+    TABLE.get_or_init(|| build_combo_table(WeightSet::of(Rule::Renju), true))
 }
 
-fn build_combo_table(double_four_fouls: bool) -> [(Class, i16); PACKED_COMBOS] {
+fn build_combo_table(set: WeightSet, double_four_fouls: bool) -> [(Class, i16); PACKED_COMBOS] {
     let mut t = [(C_NONE, 0i16); PACKED_COMBOS];
     for (packed, entry) in t.iter_mut().enumerate() {
         let pats = unpack(packed);
-        let (class, score) = cell_value(pats);
+        let (class, score) = cell_value(pats, set);
         *entry = if double_four_fouls && is_double_four(pats) {
             (C_FOUR, score as i16)
         } else {
@@ -344,15 +380,21 @@ mod tests {
         assert_eq!(renju.class(Color::Black, at), C_FOUR);
         assert_eq!(renju.class_count(Color::Black, C_OPEN_FOUR), 0);
         assert_eq!(threat_index(&renju) & (OPEN_FOUR_BIT << 5), 0);
+        // (The rules evaluate with different weight sets: the value is that of the same
+        // combination in renju's set.)
+        let renju_value = |c: Color| {
+            let pats = [0, 1, 2, 3].map(|d| free.pattern(c, d, at));
+            WeightSet::of(Rule::Renju).combo_values()[combo_index(pats)] as i32
+        };
         assert_eq!(
             renju.cell_score(Color::Black, at),
-            free.cell_score(Color::Black, at)
+            renju_value(Color::Black)
         );
         // White's own view of the point is the same under both rules.
         assert_eq!(renju.class(Color::White, at), free.class(Color::White, at));
         assert_eq!(
             renju.cell_score(Color::White, at),
-            free.cell_score(Color::White, at)
+            renju_value(Color::White)
         );
     }
 

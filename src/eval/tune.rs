@@ -30,11 +30,11 @@
 //! pattern (a constant per empty cell).
 
 use super::classical::{
-    self, combo_patterns, COMBO_COUNT, COMBO_VALUE, TEMPO_NUM, THREAT_COUNT, THREAT_VALUE,
+    self, combo_patterns, WeightSet, COMBO_COUNT, COMBO_VALUE, TEMPO_NUM, THREAT_COUNT,
 };
 use super::tune_data::{self, GameRecord};
 use crate::game::pattern::Pattern;
-use crate::game::{Board, Color};
+use crate::game::{Board, Color, Rule};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -108,12 +108,18 @@ pub struct Weights {
 }
 
 impl Weights {
-    /// The weights compiled into `eval::weights`.
+    /// The weights compiled into `eval::weights` that the tuner fits and prints
+    /// (`COMBO_VALUE`, `THREAT_VALUE`: freestyle's and standard's).
     pub fn current() -> Weights {
+        Weights::compiled(WeightSet::Distilled)
+    }
+    /// The compiled weights of one set (renju and caro evaluate with another, see
+    /// [`WeightSet`]).
+    pub fn compiled(set: WeightSet) -> Weights {
         Weights {
-            combo: COMBO_VALUE.iter().map(|&v| v as f64).collect(),
+            combo: set.combo_values().iter().map(|&v| v as f64).collect(),
             tempo: TEMPO_NUM as f64 / 16.0,
-            threat: THREAT_VALUE.iter().map(|&v| v as f64).collect(),
+            threat: set.threat_values().iter().map(|&v| v as f64).collect(),
         }
     }
     /// The additive prior (see the module text).
@@ -532,9 +538,10 @@ pub fn run(opts: &TuneOptions) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The engine's evaluation computed from the features with the compiled weights (real tempo).
-pub fn model_eval_current(s: &Sample) -> f64 {
-    eval(&Weights::current().to_params(), s)
+/// The engine's evaluation computed from the features with the compiled weights of `rule`
+/// (real tempo).
+pub fn model_eval_current(s: &Sample, rule: Rule) -> f64 {
+    eval(&Weights::compiled(WeightSet::of(rule)).to_params(), s)
 }
 
 /// The engine's integer evaluation of `b` (for checking the features against the board).
@@ -596,7 +603,7 @@ mod tests {
                     }
                     if tune_data::is_quiet(&b) {
                         let s = sample(&b, 0.5);
-                        let model = model_eval_current(&s);
+                        let model = model_eval_current(&s, rule);
                         // The engine rounds own_sum * TEMPO_NUM / 16 towards zero.
                         let diff = model - engine_eval(&b) as f64;
                         assert!(diff.abs() < 1.0, "{model} vs {}", engine_eval(&b));
@@ -616,7 +623,7 @@ mod tests {
         let white = [(0, 0), (14, 14), (0, 14)];
         let b = Board::from_stones(Rule::Renju, &black, &white, Color::White);
         let s = sample(&b, 0.5);
-        let diff = model_eval_current(&s) - engine_eval(&b) as f64;
+        let diff = model_eval_current(&s, Rule::Renju) - engine_eval(&b) as f64;
         assert!(diff.abs() < 1.0, "{diff}");
     }
 

@@ -31,14 +31,19 @@ fn info_packed(info: CellInfo) -> u32 {
 }
 
 /// The [`CellInfo`] of every packed combination of four direction patterns (class and score
-/// from [`classical::combo_table`]), and the same for black in renju (double-fours are fouls).
-fn info_table(renju_black: bool) -> &'static [CellInfo; PACKED_COMBOS] {
-    static TABLES: [OnceLock<[CellInfo; PACKED_COMBOS]>; 2] = [OnceLock::new(), OnceLock::new()];
-    TABLES[renju_black as usize].get_or_init(|| {
+/// from [`classical::combo_table`] of the rule's weight set), and the same for black in renju
+/// (double-fours are fouls).
+fn info_table(rule: Rule, renju_black: bool) -> &'static [CellInfo; PACKED_COMBOS] {
+    static TABLES: [[OnceLock<[CellInfo; PACKED_COMBOS]>; 2]; 2] = [
+        [OnceLock::new(), OnceLock::new()],
+        [OnceLock::new(), OnceLock::new()],
+    ];
+    let set = classical::WeightSet::of(rule);
+    TABLES[set as usize][renju_black as usize].get_or_init(|| {
         let combos = if renju_black {
             classical::renju_black_combo_table()
         } else {
-            classical::combo_table()
+            classical::combo_table(set)
         };
         let mut t = [0; PACKED_COMBOS];
         for (packed, info) in t.iter_mut().enumerate() {
@@ -226,7 +231,10 @@ impl Board {
             score_sum: [0; 2],
             class_count: [[0; CLASS_COUNT]; 2],
             table: RuleTable::get(rule),
-            infos: [info_table(rule.has_forbidden()), info_table(false)],
+            infos: [
+                info_table(rule, rule.has_forbidden()),
+                info_table(rule, false),
+            ],
             additive: classical::additive_table(),
             order: classical::order_table(),
             saved: Vec::with_capacity(64 * 32),
