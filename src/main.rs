@@ -92,13 +92,16 @@ usage: pbrain-tengen tune gen [--out FILE] [--games N] [--minutes M] [--depth D]
          2000 games or 20 minutes, depth 3, 20000 nodes a move, books from scripts/openings
        pbrain-tengen tune fit FILE... [--iters N] [--lr X] [--l2 X] [--k K] [--valid-every N]
                               [--verbose] [--labels FILE]... [--lambda X] [--l2-threat X]
-                              [--from-current] [--freeze-combos] [--freeze-tempo]
+                              [--from-current] [--weights distilled|self-fit|renju]
+                              [--freeze-combos] [--freeze-tempo]
          fits K to the additive prior, then a value per pattern combination and the tempo
          (logistic regression, Adam; defaults 3000 iterations, --lr 0.02, --l2 1e-7: the pull
          towards the prior), on the quiet positions of the games (every 10th game held out for
          validation); prints the losses and the constants for src/eval/weights.rs; --labels
          fits to search labels (tune label) of the same files in the same order: the target is
-         X (default 0.7) times the label's probability plus 1 - X times the result
+         X (default 0.7) times the label's probability plus 1 - X times the result;
+         --from-current starts from the compiled set --weights names (default distilled:
+         freestyle's and standard's; renju; self-fit: caro's) and prints its constants
        pbrain-tengen tune label FILE... [--out FILE] [--depth D] [--nodes N] [--part K/N]
          scores every quiet position of the games by a fixed-depth search (default depth 6,
          200000 nodes), appending `GAME PLY SCORE` lines to FILE (default tune-labels.txt);
@@ -110,7 +113,7 @@ usage: pbrain-tengen tune gen [--out FILE] [--games N] [--minutes M] [--depth D]
 
 /// `pbrain-tengen tune gen|fit|label|import …`.
 fn tune_main(args: &[String]) -> i32 {
-    use tengen::eval::{tune, tune_data, tune_import, tune_label};
+    use tengen::eval::{classical::WeightSet, tune, tune_data, tune_import, tune_label};
     let mut it = args.iter();
     let sub = it.next().map(String::as_str);
     let mut opts: Vec<(String, Option<String>)> = Vec::new();
@@ -197,6 +200,7 @@ fn tune_main(args: &[String]) -> i32 {
                 labels: Vec::new(),
                 lambda: 0.7,
                 from_current: false,
+                weights: WeightSet::Distilled,
             };
             for (k, v) in &opts {
                 match k.as_str() {
@@ -212,6 +216,12 @@ fn tune_main(args: &[String]) -> i32 {
                     "--lambda" => t.lambda = num(k, v)?,
                     "--l2-threat" => t.fit.l2_threat = num(k, v)?,
                     "--from-current" => t.from_current = true,
+                    "--weights" => {
+                        t.weights = v
+                            .as_deref()
+                            .and_then(WeightSet::from_name)
+                            .ok_or("--weights needs distilled, self-fit or renju")?
+                    }
                     "--freeze-combos" => t.fit.freeze_combos = true,
                     "--freeze-tempo" => t.fit.freeze_tempo = true,
                     _ => return Err(format!("unknown option {k} for tune fit")),

@@ -10,7 +10,8 @@ use std::sync::OnceLock;
 
 pub use super::order::ORDER_VALUE;
 pub use super::weights::{
-    COMBO_VALUE, SELF_FIT_COMBO_VALUE, SELF_FIT_THREAT_VALUE, TEMPO_NUM, THREAT_VALUE,
+    COMBO_VALUE, RENJU_COMBO_VALUE, RENJU_THREAT_VALUE, SELF_FIT_COMBO_VALUE,
+    SELF_FIT_THREAT_VALUE, TEMPO_NUM, THREAT_VALUE,
 };
 use crate::game::{Board, Color, Rule};
 
@@ -33,34 +34,56 @@ pub const C_FIVE: Class = 7;
 pub const CLASS_COUNT: usize = 8;
 
 /// Which fitted values a rule evaluates with: freestyle and standard the values distilled from
-/// Rapfi-classical ([`COMBO_VALUE`], [`THREAT_VALUE`]; +59.5 in freestyle), renju and caro the
-/// earlier fit to Tengen's own search ([`SELF_FIT_COMBO_VALUE`]; the distilled ones -5.2 in
-/// renju, and no caro game was in their data).
+/// Rapfi-classical ([`COMBO_VALUE`], [`THREAT_VALUE`]; +59.5 in freestyle), caro the earlier fit
+/// to Tengen's own search ([`SELF_FIT_COMBO_VALUE`]; no caro game was in the distillation's
+/// data), renju a set of its own ([`RENJU_COMBO_VALUE`]), so far the same earlier values: the
+/// distilled ones scored -5.2 there, and a refit to renju positions alone -35.4.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum WeightSet {
     Distilled = 0,
     SelfFit = 1,
+    Renju = 2,
 }
 
 impl WeightSet {
-    pub const ALL: [WeightSet; 2] = [WeightSet::Distilled, WeightSet::SelfFit];
+    pub const ALL: [WeightSet; 3] = [WeightSet::Distilled, WeightSet::SelfFit, WeightSet::Renju];
 
     pub fn of(rule: Rule) -> WeightSet {
         match rule {
             Rule::Freestyle | Rule::Standard => WeightSet::Distilled,
-            Rule::Renju | Rule::Caro { .. } => WeightSet::SelfFit,
+            Rule::Renju => WeightSet::Renju,
+            Rule::Caro { .. } => WeightSet::SelfFit,
+        }
+    }
+    /// The set named on the tuner's command line (`tune fit --weights NAME`).
+    pub fn from_name(name: &str) -> Option<WeightSet> {
+        match name {
+            "distilled" => Some(WeightSet::Distilled),
+            "self-fit" => Some(WeightSet::SelfFit),
+            "renju" => Some(WeightSet::Renju),
+            _ => None,
+        }
+    }
+    /// The names of the set's constants in `eval::weights`.
+    pub fn constant_names(self) -> (&'static str, &'static str) {
+        match self {
+            WeightSet::Distilled => ("COMBO_VALUE", "THREAT_VALUE"),
+            WeightSet::SelfFit => ("SELF_FIT_COMBO_VALUE", "SELF_FIT_THREAT_VALUE"),
+            WeightSet::Renju => ("RENJU_COMBO_VALUE", "RENJU_THREAT_VALUE"),
         }
     }
     pub fn combo_values(self) -> &'static [i16; COMBO_COUNT] {
         match self {
             WeightSet::Distilled => &COMBO_VALUE,
             WeightSet::SelfFit => &SELF_FIT_COMBO_VALUE,
+            WeightSet::Renju => &RENJU_COMBO_VALUE,
         }
     }
     pub fn threat_values(self) -> &'static [i16; THREAT_COUNT] {
         match self {
             WeightSet::Distilled => &THREAT_VALUE,
             WeightSet::SelfFit => &SELF_FIT_THREAT_VALUE,
+            WeightSet::Renju => &RENJU_THREAT_VALUE,
         }
     }
 }
@@ -234,8 +257,8 @@ pub const PACKED_COMBOS: usize = 1 << 12;
 /// Class and score of every packed combination of four direction patterns, so the board turns a
 /// changed direction into a new cell value with one lookup.
 pub fn combo_table(set: WeightSet) -> &'static [(Class, i16); PACKED_COMBOS] {
-    static TABLES: [OnceLock<[(Class, i16); PACKED_COMBOS]>; 2] =
-        [OnceLock::new(), OnceLock::new()];
+    static TABLES: [OnceLock<[(Class, i16); PACKED_COMBOS]>; WeightSet::ALL.len()] =
+        [const { OnceLock::new() }; WeightSet::ALL.len()];
     TABLES[set as usize].get_or_init(|| build_combo_table(set, false))
 }
 

@@ -29,9 +29,7 @@
 //! [`tune_data::is_quiet`](super::tune_data::is_quiet), have none), nor the one without any
 //! pattern (a constant per empty cell).
 
-use super::classical::{
-    self, combo_patterns, WeightSet, COMBO_COUNT, COMBO_VALUE, TEMPO_NUM, THREAT_COUNT,
-};
+use super::classical::{self, combo_patterns, WeightSet, COMBO_COUNT, TEMPO_NUM, THREAT_COUNT};
 use super::tune_data::{self, GameRecord};
 use crate::game::pattern::Pattern;
 use crate::game::{Board, Color, Rule};
@@ -156,9 +154,10 @@ impl Weights {
         }
     }
     /// The constants of `eval::weights` for these (rounded) weights.
-    pub fn rust_constants(&self) -> String {
+    pub fn rust_constants(&self, set: WeightSet) -> String {
         let r = self.rounded();
-        let mut text = String::from("pub const COMBO_VALUE: [i16; COMBO_COUNT] = [\n");
+        let (combo_name, threat_name) = set.constant_names();
+        let mut text = format!("pub const {combo_name}: [i16; COMBO_COUNT] = [\n");
         for row in r.combo.chunks(16) {
             let row: Vec<String> = row.iter().map(|v| (*v as i64).to_string()).collect();
             text.push_str(&format!("    {},\n", row.join(", ")));
@@ -167,7 +166,9 @@ impl Weights {
             "];\npub const TEMPO_NUM: i32 = {};",
             (r.tempo * 16.0).round() as i64
         ));
-        text.push_str("\npub const THREAT_VALUE: [i16; THREAT_COUNT] = [\n");
+        text.push_str(&format!(
+            "\npub const {threat_name}: [i16; THREAT_COUNT] = [\n"
+        ));
         for row in r.threat.chunks(16) {
             let row: Vec<String> = row.iter().map(|v| (*v as i64).to_string()).collect();
             text.push_str(&format!("    {},\n", row.join(", ")));
@@ -425,6 +426,8 @@ pub struct TuneOptions {
     pub lambda: f64,
     /// Start from (and pull towards) the compiled weights instead of the additive prior.
     pub from_current: bool,
+    /// Which compiled set `from_current` starts from and the printed constants replace.
+    pub weights: WeightSet,
 }
 
 fn combo_name(i: usize) -> String {
@@ -463,7 +466,7 @@ pub fn run(opts: &TuneOptions) -> std::io::Result<()> {
     }
     let prior = Weights::prior();
     let th0 = prior.to_params();
-    let current = Weights::current();
+    let current = Weights::compiled(opts.weights);
     // K is fitted to the weights the fit starts from, so that the fitted values keep their
     // scale (data from other engines' games may read the same values at another K).
     let k = opts.k.unwrap_or_else(|| {
@@ -527,13 +530,13 @@ pub fn run(opts: &TuneOptions) -> std::io::Result<()> {
             combo_name(i),
             cells[i],
             prior.combo[i],
-            COMBO_VALUE[i],
+            current.combo[i],
             rounded.combo[i]
         );
     }
     println!(
         "constants for src/eval/weights.rs:\n{}",
-        rounded.rust_constants()
+        rounded.rust_constants(opts.weights)
     );
     Ok(())
 }
@@ -552,6 +555,7 @@ pub fn engine_eval(b: &Board) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::classical::COMBO_VALUE;
     use crate::eval::tune_data::Rng;
     use crate::game::{Pos, Rule};
 
@@ -827,7 +831,8 @@ mod tests {
     #[test]
     fn rounded_constants_match_the_compiled_ones() {
         let w = Weights::current();
-        let text = w.rust_constants();
+        let text = w.rust_constants(WeightSet::Distilled);
+        assert!(text.starts_with("pub const COMBO_VALUE:"), "{text}");
         let first: Vec<String> = COMBO_VALUE[..16].iter().map(|v| v.to_string()).collect();
         assert!(
             text.contains(&format!("    {},\n", first.join(", "))),

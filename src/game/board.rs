@@ -34,10 +34,8 @@ fn info_packed(info: CellInfo) -> u32 {
 /// from [`classical::combo_table`] of the rule's weight set), and the same for black in renju
 /// (double-fours are fouls).
 fn info_table(rule: Rule, renju_black: bool) -> &'static [CellInfo; PACKED_COMBOS] {
-    static TABLES: [[OnceLock<[CellInfo; PACKED_COMBOS]>; 2]; 2] = [
-        [OnceLock::new(), OnceLock::new()],
-        [OnceLock::new(), OnceLock::new()],
-    ];
+    static TABLES: [[OnceLock<[CellInfo; PACKED_COMBOS]>; 2]; classical::WeightSet::ALL.len()] =
+        [const { [const { OnceLock::new() }; 2] }; classical::WeightSet::ALL.len()];
     let set = classical::WeightSet::of(rule);
     TABLES[set as usize][renju_black as usize].get_or_init(|| {
         let combos = if renju_black {
