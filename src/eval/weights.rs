@@ -203,9 +203,10 @@ pub const SELF_FIT_THREAT_VALUE: [i16; THREAT_COUNT] = [
     -3, 0, 0, 0, -2, 0, 0, 0, -8, 6, 2, 1, 0, 1, 1, 0,
 ];
 
-/// Renju's values (`classical::WeightSet::Renju`): the twenty-eighth session's, as caro's. A
-/// refit to Rapfi-classical's evaluations of 74 K positions of 4000 quick renju self-play games
-/// (thirty-ninth session; validation loss 0.587 -> 0.567) scored -35.4 [-71.6, +0.2] over 286
-/// games, so it is a separate set for the next refit to replace (`tune fit --weights renju`).
+/// Renju's values (`classical::WeightSet::Renju`): the twenty-eighth session's, as caro's.
+/// Refits to Rapfi-classical's evaluations of renju positions (thirty-ninth session) lost or
+/// drew in games: from 4000 quick self-play games -35.4 [-71.6, +0.2] over 286, from 1333 match
+/// records -6.1 [-31.5, +19.2], from both -4.3 [-29.8, +21.1] over 400. The set stays apart for
+/// the next refit to replace (`tune fit --weights renju`).
 pub const RENJU_COMBO_VALUE: [i16; COMBO_COUNT] = SELF_FIT_COMBO_VALUE;
 pub const RENJU_THREAT_VALUE: [i16; THREAT_COUNT] = SELF_FIT_THREAT_VALUE;
