@@ -106,12 +106,7 @@ pub struct Weights {
 }
 
 impl Weights {
-    /// The weights compiled into `eval::weights` that the tuner fits and prints
-    /// (`COMBO_VALUE`, `THREAT_VALUE`: freestyle's and standard's).
-    pub fn current() -> Weights {
-        Weights::compiled(WeightSet::Distilled)
-    }
-    /// The compiled weights of one set (renju and caro evaluate with another, see
+    /// The weights of one set compiled into `eval::weights` (each rule evaluates with one, see
     /// [`WeightSet`]).
     pub fn compiled(set: WeightSet) -> Weights {
         Weights {
@@ -830,9 +825,13 @@ mod tests {
 
     #[test]
     fn rounded_constants_match_the_compiled_ones() {
-        let w = Weights::current();
+        let w = Weights::compiled(WeightSet::Distilled);
         let text = w.rust_constants(WeightSet::Distilled);
         assert!(text.starts_with("pub const COMBO_VALUE:"), "{text}");
+        // Each set's constants are printed under its own names (`tune fit --weights`).
+        let renju = Weights::compiled(WeightSet::Renju).rust_constants(WeightSet::Renju);
+        assert!(renju.starts_with("pub const RENJU_COMBO_VALUE:"), "{renju}");
+        assert!(renju.contains("pub const RENJU_THREAT_VALUE:"), "{renju}");
         let first: Vec<String> = COMBO_VALUE[..16].iter().map(|v| v.to_string()).collect();
         assert!(
             text.contains(&format!("    {},\n", first.join(", "))),
