@@ -210,3 +210,8 @@ pub const SELF_FIT_THREAT_VALUE: [i16; THREAT_COUNT] = [
 /// the next refit to replace (`tune fit --weights renju`).
 pub const RENJU_COMBO_VALUE: [i16; COMBO_COUNT] = SELF_FIT_COMBO_VALUE;
 pub const RENJU_THREAT_VALUE: [i16; THREAT_COUNT] = SELF_FIT_THREAT_VALUE;
+
+/// Standard's values (`classical::WeightSet::Standard`): for now freestyle's distilled ones, the
+/// set stays apart for a refit to standard positions to replace (`tune fit --weights standard`).
+pub const STANDARD_COMBO_VALUE: [i16; COMBO_COUNT] = COMBO_VALUE;
+pub const STANDARD_THREAT_VALUE: [i16; THREAT_COUNT] = THREAT_VALUE;
