@@ -35,7 +35,7 @@ pub const CLASS_COUNT: usize = 8;
 
 /// Which fitted values a rule evaluates with: freestyle the values distilled from Rapfi-classical
 /// ([`COMBO_VALUE`], [`THREAT_VALUE`]; +59.5), standard a set of its own ([`STANDARD_COMBO_VALUE`],
-/// refitted to Rapfi-classical's evaluations of standard positions), caro the earlier fit
+/// so far the same values: a refit to standard positions alone scored +0.0), caro the earlier fit
 /// to Tengen's own search ([`SELF_FIT_COMBO_VALUE`]; no caro game was in the distillation's
 /// data), renju a set of its own ([`RENJU_COMBO_VALUE`]), so far the same earlier values: the
 /// distilled ones scored -5.2 there, and a refit to renju positions alone -35.4.
