@@ -92,7 +92,7 @@ usage: pbrain-tengen tune gen [--out FILE] [--games N] [--minutes M] [--depth D]
          2000 games or 20 minutes, depth 3, 20000 nodes a move, books from scripts/openings
        pbrain-tengen tune fit FILE... [--iters N] [--lr X] [--l2 X] [--k K] [--valid-every N]
                               [--verbose] [--labels FILE]... [--lambda X] [--l2-threat X]
-                              [--from-current] [--weights distilled|standard|renju|self-fit]
+                              [--from-current] [--weights distilled|self-fit|renju]
                               [--freeze-combos] [--freeze-tempo]
          fits K to the additive prior, then a value per pattern combination and the tempo
          (logistic regression, Adam; defaults 3000 iterations, --lr 0.02, --l2 1e-7: the pull
@@ -101,7 +101,7 @@ usage: pbrain-tengen tune gen [--out FILE] [--games N] [--minutes M] [--depth D]
          fits to search labels (tune label) of the same files in the same order: the target is
          X (default 0.7) times the label's probability plus 1 - X times the result;
          --from-current starts from the compiled set --weights names (default distilled:
-         freestyle's; standard; renju; self-fit: caro's) and prints its constants
+         freestyle's and standard's; renju; self-fit: caro's) and prints its constants
        pbrain-tengen tune label FILE... [--out FILE] [--depth D] [--nodes N] [--part K/N]
          scores every quiet position of the games by a fixed-depth search (default depth 6,
          200000 nodes), appending `GAME PLY SCORE` lines to FILE (default tune-labels.txt);
@@ -220,7 +220,7 @@ fn tune_main(args: &[String]) -> i32 {
                         t.weights = v
                             .as_deref()
                             .and_then(WeightSet::from_name)
-                            .ok_or("--weights needs distilled, standard, renju or self-fit")?
+                            .ok_or("--weights needs distilled, self-fit or renju")?
                     }
                     "--freeze-combos" => t.fit.freeze_combos = true,
                     "--freeze-tempo" => t.fit.freeze_tempo = true,

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 pub use super::order::ORDER_VALUE;
 pub use super::weights::{
     COMBO_VALUE, RENJU_COMBO_VALUE, RENJU_THREAT_VALUE, SELF_FIT_COMBO_VALUE,
-    SELF_FIT_THREAT_VALUE, STANDARD_COMBO_VALUE, STANDARD_THREAT_VALUE, TEMPO_NUM, THREAT_VALUE,
+    SELF_FIT_THREAT_VALUE, TEMPO_NUM, THREAT_VALUE,
 };
 use crate::game::{Board, Color, Rule};
 
@@ -33,9 +33,8 @@ pub const C_OPEN_FOUR: Class = 6;
 pub const C_FIVE: Class = 7;
 pub const CLASS_COUNT: usize = 8;
 
-/// Which fitted values a rule evaluates with: freestyle the values distilled from Rapfi-classical
-/// ([`COMBO_VALUE`], [`THREAT_VALUE`]; +59.5), standard a set of its own ([`STANDARD_COMBO_VALUE`],
-/// so far the same values: a refit to standard positions alone scored +0.0), caro the earlier fit
+/// Which fitted values a rule evaluates with: freestyle and standard the values distilled from
+/// Rapfi-classical ([`COMBO_VALUE`], [`THREAT_VALUE`]; +59.5 in freestyle), caro the earlier fit
 /// to Tengen's own search ([`SELF_FIT_COMBO_VALUE`]; no caro game was in the distillation's
 /// data), renju a set of its own ([`RENJU_COMBO_VALUE`]), so far the same earlier values: the
 /// distilled ones scored -5.2 there, and a refit to renju positions alone -35.4.
@@ -44,21 +43,14 @@ pub enum WeightSet {
     Distilled = 0,
     SelfFit = 1,
     Renju = 2,
-    Standard = 3,
 }
 
 impl WeightSet {
-    pub const ALL: [WeightSet; 4] = [
-        WeightSet::Distilled,
-        WeightSet::SelfFit,
-        WeightSet::Renju,
-        WeightSet::Standard,
-    ];
+    pub const ALL: [WeightSet; 3] = [WeightSet::Distilled, WeightSet::SelfFit, WeightSet::Renju];
 
     pub fn of(rule: Rule) -> WeightSet {
         match rule {
-            Rule::Freestyle => WeightSet::Distilled,
-            Rule::Standard => WeightSet::Standard,
+            Rule::Freestyle | Rule::Standard => WeightSet::Distilled,
             Rule::Renju => WeightSet::Renju,
             Rule::Caro { .. } => WeightSet::SelfFit,
         }
@@ -69,7 +61,6 @@ impl WeightSet {
             "distilled" => Some(WeightSet::Distilled),
             "self-fit" => Some(WeightSet::SelfFit),
             "renju" => Some(WeightSet::Renju),
-            "standard" => Some(WeightSet::Standard),
             _ => None,
         }
     }
@@ -79,7 +70,6 @@ impl WeightSet {
             WeightSet::Distilled => ("COMBO_VALUE", "THREAT_VALUE"),
             WeightSet::SelfFit => ("SELF_FIT_COMBO_VALUE", "SELF_FIT_THREAT_VALUE"),
             WeightSet::Renju => ("RENJU_COMBO_VALUE", "RENJU_THREAT_VALUE"),
-            WeightSet::Standard => ("STANDARD_COMBO_VALUE", "STANDARD_THREAT_VALUE"),
         }
     }
     pub fn combo_values(self) -> &'static [i16; COMBO_COUNT] {
@@ -87,7 +77,6 @@ impl WeightSet {
             WeightSet::Distilled => &COMBO_VALUE,
             WeightSet::SelfFit => &SELF_FIT_COMBO_VALUE,
             WeightSet::Renju => &RENJU_COMBO_VALUE,
-            WeightSet::Standard => &STANDARD_COMBO_VALUE,
         }
     }
     pub fn threat_values(self) -> &'static [i16; THREAT_COUNT] {
@@ -95,7 +84,6 @@ impl WeightSet {
             WeightSet::Distilled => &THREAT_VALUE,
             WeightSet::SelfFit => &SELF_FIT_THREAT_VALUE,
             WeightSet::Renju => &RENJU_THREAT_VALUE,
-            WeightSet::Standard => &STANDARD_THREAT_VALUE,
         }
     }
 }

@@ -832,15 +832,6 @@ mod tests {
         let renju = Weights::compiled(WeightSet::Renju).rust_constants(WeightSet::Renju);
         assert!(renju.starts_with("pub const RENJU_COMBO_VALUE:"), "{renju}");
         assert!(renju.contains("pub const RENJU_THREAT_VALUE:"), "{renju}");
-        let standard = Weights::compiled(WeightSet::Standard).rust_constants(WeightSet::Standard);
-        assert!(
-            standard.starts_with("pub const STANDARD_COMBO_VALUE:"),
-            "{standard}"
-        );
-        assert!(
-            standard.contains("pub const STANDARD_THREAT_VALUE:"),
-            "{standard}"
-        );
         let first: Vec<String> = COMBO_VALUE[..16].iter().map(|v| v.to_string()).collect();
         assert!(
             text.contains(&format!("    {},\n", first.join(", "))),

@@ -210,10 +210,3 @@ pub const SELF_FIT_THREAT_VALUE: [i16; THREAT_COUNT] = [
 /// the next refit to replace (`tune fit --weights renju`).
 pub const RENJU_COMBO_VALUE: [i16; COMBO_COUNT] = SELF_FIT_COMBO_VALUE;
 pub const RENJU_THREAT_VALUE: [i16; THREAT_COUNT] = SELF_FIT_THREAT_VALUE;
-
-/// Standard's values (`classical::WeightSet::Standard`): freestyle's distilled ones. A refit to
-/// Rapfi-classical's evaluations of 77 K standard positions (fortieth session) scored 186-186-28,
-/// +0.0 [-25.8, +25.8] over 400 games; the set stays apart for a better refit to replace
-/// (`tune fit --weights standard`).
-pub const STANDARD_COMBO_VALUE: [i16; COMBO_COUNT] = COMBO_VALUE;
-pub const STANDARD_THREAT_VALUE: [i16; THREAT_COUNT] = THREAT_VALUE;
