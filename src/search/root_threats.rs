@@ -21,6 +21,8 @@ pub(super) const VCT_WIN_SCORE: i32 = WIN - (2 * MAX_VCT_THREATS as i32 + 1);
 const MIN_SOLVER_CHECK_THREATS: usize = 4;
 /// Share of the soft limit, in per cent, the solver has to match a win of the search.
 const SOLVER_CHECK_PERCENT: u32 = 20;
+/// The most time it has (unlimited thinking in analysis GUIs would otherwise wait long).
+const SOLVER_CHECK_MAX: Duration = Duration::from_secs(2);
 /// Shortest move time (hard limit) with a root VCT search: its tables take a few milliseconds
 /// to allocate on first use.
 const MIN_VCT_HARD: Duration = Duration::from_millis(100);
@@ -68,10 +70,10 @@ impl Searcher {
     }
 
     /// The search proved a win of `threats` attacker moves (the five included): the first move
-    /// of the threat solver's win of no more threats, sought for a fifth of the soft limit. Both
-    /// win; the solver's line is threats only, and that is what tactics collections list (on
-    /// `vct.txt` the search's four on 8,12 of vct-quintet-011 gives way to the listed 10,12,
-    /// as long). `Some` with the solver's move and its score bound.
+    /// of the threat solver's win of no more threats, sought for a fifth of the soft limit (at
+    /// most 2 s). Both win; the solver's line is threats only, and that is what tactics
+    /// collections list (on `vct.txt` the search's four on 8,12 of vct-quintet-011 gives way
+    /// to the listed 10,12, as long). `Some` with the solver's move and its score bound.
     pub(super) fn solver_win_as_short(
         &mut self,
         board: &mut Board,
@@ -81,7 +83,7 @@ impl Searcher {
             return None;
         }
         // The win is in hand: a short look, not the rest of the move.
-        let share = self.limits.soft / 100 * SOLVER_CHECK_PERCENT;
+        let share = (self.limits.soft / 100 * SOLVER_CHECK_PERCENT).min(SOLVER_CHECK_MAX);
         let end = self.limits.soft.min(self.limits.start.elapsed() + share);
         let deadline = self.limits.start.checked_add(end)?;
         // `threats` counts the five; the solver's limit does not.
