@@ -563,8 +563,9 @@ impl Searcher {
                     self.limits.hard
                 };
             }
-            if score > WIN_BOUND && excluded.is_empty() && !self.aborted {
-                // A win the search proved: the solver's as short one is played instead.
+            if score > WIN_BOUND && excluded.is_empty() {
+                // A win the search proved: the solver's win of no more threats, when it finds
+                // one, is played instead.
                 let threats = ((WIN - score + 1) / 2) as usize;
                 if let Some(r) = self.solver_win_as_short(&mut board, threats) {
                     report.best = r.best;
