@@ -1914,6 +1914,34 @@ fn eof_right_after_a_position_still_searches() {
     );
 }
 
+/// The grace after the end of input runs from the end itself: a first move that begins by
+/// allocating a 1 GB table (`max_memory`) still answers about 0.5 s after stdin closed, as the
+/// README says (the grace once ran from when the session got round to the event, 0.68 s here).
+#[test]
+fn eof_grace_runs_from_the_end_of_input() {
+    let _serial = serial();
+    twice("eof grace", || {
+        let mut d = Driver::new();
+        d.send("START 15");
+        d.expect("OK");
+        d.send("INFO timeout_turn 30000");
+        d.send("INFO timeout_match 0");
+        d.send("INFO max_memory 1000000000");
+        d.send(QUIET_BOARD);
+        let t0 = Instant::now();
+        d.eng.close_stdin();
+        let lines = output_until_exit(&mut d, t0, 3000);
+        let took = t0.elapsed().as_millis();
+        if !lines.iter().any(|s| parse_move_line(s).is_some()) {
+            return Err("no move after stdin EOF".into());
+        }
+        if took > 650 {
+            return Err(format!("exited {took} ms after stdin EOF, over 500 + 150"));
+        }
+        Ok(format!("exited {took} ms after EOF"))
+    });
+}
+
 #[test]
 fn line_of_100kb_is_handled() {
     let _serial = serial();

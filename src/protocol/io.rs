@@ -12,8 +12,9 @@ const MAX_LINE: usize = 1 << 20;
 pub enum Event<R> {
     /// A non-empty input line and when it was read (turn time starts there).
     Line(Vec<u8>, Instant),
-    /// stdin closed.
-    Eof,
+    /// stdin closed, and when (the grace after it runs from then, not from when the session
+    /// got round to the event: starting a search may first allocate its tables).
+    Eof(Instant),
     /// A search finished.
     SearchDone(R),
 }
@@ -51,7 +52,7 @@ pub fn spawn_reader<R: Send + 'static>(tx: Sender<Event<R>>) {
             if line.iter().any(|c| !c.is_ascii_whitespace()) {
                 let _ = tx.send(Event::Line(line, Instant::now()));
             }
-            let _ = tx.send(Event::Eof);
+            let _ = tx.send(Event::Eof(Instant::now()));
         })
         .expect("spawn the stdin reader");
 }
