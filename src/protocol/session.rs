@@ -56,6 +56,10 @@ pub struct Session {
     /// The `max_memory` value last reported as too small: the report is made once, at the next
     /// move asked for, not before every move (Piskvork scores any non-move line as an error).
     memory_reported: Option<u64>,
+    /// An `INFO rule` this engine cannot meet (not a number, negative, or with bits beyond the
+    /// protocol's 1, 2, 4 and 8): reported once as a MESSAGE before the next move, since the
+    /// manager does not read replies to INFO.
+    rule_note: Option<String>,
     hash_kb: u64,
     /// Search threads asked for by `INFO thread_num` (capped by the machine's cores).
     threads: usize,
@@ -118,6 +122,7 @@ impl Session {
             max_memory: 0,
             blocked: Vec::new(),
             memory_reported: None,
+            rule_note: None,
             hash_kb: 0,
             threads: 1,
             max_depth: i32::MAX,
@@ -176,10 +181,10 @@ impl Session {
                         self.line(&line, at);
                     }
                 }
-                Event::Eof => {
+                Event::Eof(at) => {
                     // No more commands: what was asked is answered (a piped script waits for
                     // it, a manager that died does not, hence the bounded grace), then exit.
-                    self.eof_at = Some(Instant::now());
+                    self.eof_at = Some(at);
                 }
                 Event::SearchDone(outcome) => {
                     self.finish_search(outcome);
@@ -546,11 +551,20 @@ impl Session {
                 self.max_depth = if n > 0 { n.min(200) as i32 } else { i32::MAX }
             }
             ("MAX_NODE", Some(n)) => self.max_nodes = if n > 0 { n as u64 } else { u64::MAX },
-            ("RULE", Some(n)) => {
-                if let Some(r) = Rule::from_info(n) {
+            ("RULE", Some(n)) => match Rule::from_info(n) {
+                Some(r) => {
                     self.rule = r;
+                    self.rule_note = (n >= 16).then(|| {
+                        format!(
+                            "INFO rule {n}: bits {} are unknown; playing {}",
+                            n & !15,
+                            r.name()
+                        )
+                    });
                 }
-            }
+                None => self.rule_note = Some(self.rule_not_taken(&text)),
+            },
+            ("RULE", None) => self.rule_note = Some(self.rule_not_taken(&text)),
             ("FOLDER", _) => self.folder = Some(value.to_vec()),
             ("SHOW_DETAIL", Some(n)) => self.detail = Detail::from_info(n),
             ("STRENGTH", Some(n)) => self.level = Level::new(n),
@@ -561,6 +575,14 @@ impl Session {
             // keys need nothing from this engine.
             _ => {}
         }
+    }
+
+    fn rule_not_taken(&self, text: &str) -> String {
+        format!(
+            "INFO rule '{}' is not a rule value; still playing {}",
+            text.trim(),
+            self.rule.name()
+        )
     }
 
     /// The table size for the next search, and an error to report when the memory limit is too
@@ -643,6 +665,9 @@ impl Session {
         let (wanted, warning) = self.tt_bytes();
         let current = self.searcher.as_ref().map_or(0, Searcher::tt_bytes);
         let tt_bytes = affordable_tt_bytes(wanted, current, budget.hard);
+        if let Some(note) = self.rule_note.take() {
+            emit(&format!("MESSAGE {note}"));
+        }
         if let Some(w) = warning {
             if self.memory_reported != Some(self.max_memory) {
                 self.memory_reported = Some(self.max_memory);
