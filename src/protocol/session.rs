@@ -220,7 +220,10 @@ impl Session {
             // behind queries only (YXSHOWFORBID, ABOUT, ...) it is meant for this one.
             "STOP" | "YXSTOP" if self.queued_search() => self.queue.push_back((line, at)),
             "STOP" | "YXSTOP" => self.stop.store(true, Ordering::Relaxed),
-            "INFO" => self.line(&line, at),
+            // A setting applies at once, unless commands sent before it still wait: they must
+            // see the settings they were sent under (an `INFO rule` behind a queued
+            // YXSHOWFORBID, say).
+            "INFO" if self.queue.is_empty() => self.line(&line, at),
             _ => self.queue.push_back((line, at)),
         }
     }
