@@ -7,5 +7,6 @@ pub mod eval;
 pub mod game;
 pub mod play;
 pub mod protocol;
+pub mod rng;
 pub mod search;
 pub mod solve;

@@ -551,7 +551,7 @@ pub fn engine_eval(b: &Board) -> i32 {
 mod tests {
     use super::*;
     use crate::eval::classical::COMBO_VALUE;
-    use crate::eval::tune_data::Rng;
+    use crate::eval::tune_data::seeded;
     use crate::game::{Pos, Rule};
 
     /// Random sparse counts over the fitted combinations.
@@ -560,7 +560,7 @@ mod tests {
             .filter(|&i| is_fitted(i))
             .map(|i| i as u16)
             .collect();
-        let mut rng = Rng::new(seed);
+        let mut rng = seeded(seed);
         (0..n)
             .map(|_| {
                 let mut f = || {
@@ -585,7 +585,7 @@ mod tests {
 
     #[test]
     fn features_reproduce_the_board_evaluation() {
-        let mut rng = Rng::new(7);
+        let mut rng = seeded(7);
         let mut checked = 0;
         for rule in [
             Rule::Freestyle,
@@ -703,7 +703,7 @@ mod tests {
             s.result = [0.0, 0.5, 1.0][i % 3];
         }
         let k = 200.0;
-        let mut rng = Rng::new(11);
+        let mut rng = seeded(11);
         let th: Vec<f64> = (0..NT + THREAT_COUNT)
             .map(|i| {
                 if i == NF {
@@ -740,7 +740,7 @@ mod tests {
     /// scale.
     #[test]
     fn recovers_known_weights_and_scale() {
-        let mut rng = Rng::new(9);
+        let mut rng = seeded(9);
         let prior = Weights::prior().to_params();
         let mut th_true = prior.clone();
         for (i, v) in th_true.iter_mut().enumerate().take(NF) {

@@ -14,29 +14,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// A small deterministic generator (splitmix64).
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
+/// The tuner's random numbers: the shared generator with the tuner's own salt.
+pub type Rng = crate::rng::Rng;
 
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
+const SALT: u64 = 0x5DEE_CE66_D1CE_4E5B;
+
+/// The tuner's generator of `seed`.
+pub fn seeded(seed: u64) -> Rng {
+    Rng::salted(seed, SALT)
 }
 
 /// Tests' random games: plays a random legal point near the stones (the centre area on an
@@ -389,7 +374,7 @@ pub fn generate(opts: &GenOptions) -> std::io::Result<usize> {
         "# tengen tune gen: seed {} depth {} nodes {} book share {} noise {}/{} plies",
         opts.seed, opts.depth, opts.nodes, opts.book_share, opts.noise, opts.noise_plies
     )?;
-    let mut rng = Rng::new(opts.seed);
+    let mut rng = seeded(opts.seed);
     let mut searcher = Searcher::new(opts.hash_mb << 20);
     let configs: Vec<(Rule, usize)> = opts
         .rules

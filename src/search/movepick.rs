@@ -483,7 +483,7 @@ mod tests {
     /// with or without a move brought to the front first.
     #[test]
     fn picked_moves_come_in_the_sorted_order() {
-        let mut rng = crate::eval::tune_data::Rng::new(3);
+        let mut rng = crate::eval::tune_data::seeded(3);
         for rule in Rule::ALL {
             let mut b = Board::new(15, 15, rule).unwrap();
             for _ in 0..24 {

@@ -10,7 +10,7 @@
 //! line that records the command.
 
 use crate::openings::{self, Opening};
-use crate::rng::Rng;
+use crate::rng::{seeded, Rng};
 use anyhow::{anyhow, bail, Context, Result};
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -341,7 +341,7 @@ pub fn balanced(v: &Verdict, centre: i32, max_eval: i32) -> bool {
 
 pub fn run(cfg: &GenConfig) -> Result<i32> {
     let t0 = Instant::now();
-    let mut rng = Rng::new(cfg.seed);
+    let mut rng = seeded(cfg.seed);
     let mut searcher = Searcher::new(cfg.hash_mb << 20);
     let mut seen = HashSet::new();
     let mut kept: Vec<(Opening, i32)> = Vec::new();
@@ -500,7 +500,7 @@ mod tests {
                 .collect();
         let cfg = parse(&args).unwrap().unwrap();
         let make = || {
-            let mut rng = Rng::new(cfg.seed);
+            let mut rng = seeded(cfg.seed);
             (0..5)
                 .map(|_| candidate(&mut rng, &cfg))
                 .collect::<Vec<_>>()

@@ -18,7 +18,7 @@ use cli::Config;
 use engine::{Engine, FaultKind};
 use game::{GameResult, Reason, Setup};
 use openings::Opening;
-use rng::Rng;
+use rng::seeded;
 use stats::Tally;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -204,11 +204,11 @@ fn schedule(cfg: &Config) -> Result<Vec<Setup>> {
     let pairs = cfg.games.div_ceil(per_pair);
     let mut order: Vec<usize> = (0..book.as_ref().map_or(0, Vec::len)).collect();
     if cfg.random_order {
-        Rng::new(cfg.seed).shuffle(&mut order);
+        seeded(cfg.seed).shuffle(&mut order);
     }
     let mut out = Vec::with_capacity(cfg.games);
     for k in 0..pairs {
-        let mut rng = Rng::new(
+        let mut rng = seeded(
             cfg.seed
                 .wrapping_mul(0x1000_0000_01B3)
                 .wrapping_add(k as u64),

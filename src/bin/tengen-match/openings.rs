@@ -261,8 +261,8 @@ mod tests {
     fn random_openings_are_valid_and_seeded() {
         for rule in [Rule::Freestyle, Rule::Renju, Rule::Standard] {
             for seed in 0..50 {
-                let a = random_opening(&mut Rng::new(seed), 15, rule, 2, 4);
-                let b = random_opening(&mut Rng::new(seed), 15, rule, 2, 4);
+                let a = random_opening(&mut crate::rng::seeded(seed), 15, rule, 2, 4);
+                let b = random_opening(&mut crate::rng::seeded(seed), 15, rule, 2, 4);
                 assert_eq!(a, b);
                 assert!((2..=4).contains(&a.len()));
                 validate(&a, 15, rule).unwrap();
