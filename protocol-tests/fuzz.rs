@@ -1950,6 +1950,8 @@ impl Gen {
             BlockKind::Swap2Board => "SWAP2BOARD",
             BlockKind::YxBlock => "YXBLOCK",
             BlockKind::YxBlockUndo => "YXBLOCKUNDO",
+            BlockKind::YxBlockPath => "YXBLOCKPATH",
+            BlockKind::YxBlockPathUndo => "YXBLOCKPATHUNDO",
         });
         let done = self.kw("DONE");
         if self.rng.percent(40) {

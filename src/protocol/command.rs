@@ -22,6 +22,12 @@ pub enum BlockKind {
     YxBlock,
     /// `YXBLOCKUNDO`: points taken off that list.
     YxBlockUndo,
+    /// `YXBLOCKPATH`: a line of moves from the empty board (Yixin-Board sends the game's moves,
+    /// then the continuation to block); its last move is not to be played from the position
+    /// before it.
+    YxBlockPath,
+    /// `YXBLOCKPATHUNDO`: such a line taken off the list.
+    YxBlockPathUndo,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,6 +66,8 @@ pub enum Command {
     HashClear,
     /// `YXBLOCKRESET`: empty the list of points the engine must not play.
     BlockReset,
+    /// `YXBLOCKPATHRESET`: empty the list of blocked lines.
+    BlockPathReset,
     ShowInfo,
     /// `YXNBEST n`: the `n` best moves, then the best as the reply.
     NBest(usize),
@@ -181,6 +189,9 @@ const COMMAND_WORDS: &[&str] = &[
     "YXBLOCK",
     "YXBLOCKUNDO",
     "YXBLOCKRESET",
+    "YXBLOCKPATH",
+    "YXBLOCKPATHUNDO",
+    "YXBLOCKPATHRESET",
 ];
 
 /// Stones a block may list: twice the largest board's cells (a longer block is a broken one).
@@ -244,6 +255,8 @@ impl Parser {
             Some(BlockKind::Swap2Board) => "SWAP2BOARD",
             Some(BlockKind::YxBlock) => "YXBLOCK",
             Some(BlockKind::YxBlockUndo) => "YXBLOCKUNDO",
+            Some(BlockKind::YxBlockPath) => "YXBLOCKPATH",
+            Some(BlockKind::YxBlockPathUndo) => "YXBLOCKPATHUNDO",
             _ => "BOARD",
         }
     }
@@ -330,12 +343,15 @@ impl Parser {
                 },
                 None => Command::Invalid(format!("{kw} needs x,y, got '{}'", clip(&rest))),
             },
-            "BOARD" | "YXBOARD" | "SWAP2BOARD" | "YXBLOCK" | "YXBLOCKUNDO" => {
+            "BOARD" | "YXBOARD" | "SWAP2BOARD" | "YXBLOCK" | "YXBLOCKUNDO" | "YXBLOCKPATH"
+            | "YXBLOCKPATHUNDO" => {
                 let kind = match kw.as_str() {
                     "BOARD" => BlockKind::Board,
                     "YXBOARD" => BlockKind::YxBoard,
                     "YXBLOCK" => BlockKind::YxBlock,
                     "YXBLOCKUNDO" => BlockKind::YxBlockUndo,
+                    "YXBLOCKPATH" => BlockKind::YxBlockPath,
+                    "YXBLOCKPATHUNDO" => BlockKind::YxBlockPathUndo,
                     _ => BlockKind::Swap2Board,
                 };
                 self.block = Some(OpenBlock {
@@ -363,6 +379,7 @@ impl Parser {
             "YXSHOWFORBID" => Command::ShowForbid,
             "YXHASHCLEAR" => Command::HashClear,
             "YXBLOCKRESET" => Command::BlockReset,
+            "YXBLOCKPATHRESET" => Command::BlockPathReset,
             "YXSHOWINFO" => Command::ShowInfo,
             "YXNBEST" => match args.as_slice() {
                 [n] => match parse_int(n) {

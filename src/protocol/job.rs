@@ -143,9 +143,11 @@ enum BlockPlan<'a> {
     Forced(Pos),
 }
 
-/// The search leaves the blocked points out of its root moves; when that leaves none, the free
-/// legal unblocked point nearest the centre is played; when there is none, the block is
-/// ignored (the engine must answer with some move).
+/// The search leaves the blocked points out of its root moves; when that leaves none (the
+/// search lists one five point, say, or only the blocks of a four), the best free legal
+/// unblocked point by a static look is played: a five, else the block of the opponent's five,
+/// else the highest cell value for both sides, nearest the centre on ties; when there is none,
+/// the block is ignored (the engine must answer with some move).
 fn block_plan<'a>(board: &Board, blocked: &'a [Pos]) -> BlockPlan<'a> {
     if blocked.is_empty() {
         return BlockPlan::Search(&[]);
@@ -165,7 +167,17 @@ fn block_plan<'a>(board: &Board, blocked: &'a [Pos]) -> BlockPlan<'a> {
         let (dx, dy) = (2 * p.x() as i64 - cx, 2 * p.y() as i64 - cy);
         dx * dx + dy * dy
     };
-    free.sort_by_key(off_centre);
+    let opp = me.other();
+    free.sort_by_key(|p| {
+        (
+            std::cmp::Reverse((
+                board.is_winning_move(*p, me),
+                board.is_winning_move(*p, opp),
+                board.cell_score(me, *p) + board.cell_score(opp, *p),
+            )),
+            off_centre(p),
+        )
+    });
     match free.into_iter().find(|&p| b.is_legal(p, me)) {
         Some(p) => BlockPlan::Forced(p),
         None => BlockPlan::Search(&[]),

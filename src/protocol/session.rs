@@ -53,6 +53,10 @@ pub struct Session {
     max_memory: u64,
     /// Points the engine must not play (`YXBLOCK`), kept until `YXBLOCKRESET` or a new game.
     blocked: Vec<Pos>,
+    /// Lines blocked by `YXBLOCKPATH`: the position before a line's last move (its hash) and
+    /// that move, not to be played there. Kept until `YXBLOCKPATHRESET`: Yixin-Board sends
+    /// `START` and the position again before each analysis.
+    path_blocks: Vec<(u64, Pos)>,
     /// The `max_memory` value last reported as too small: the report is made once, at the next
     /// move asked for, not before every move (Piskvork scores any non-move line as an error).
     memory_reported: Option<u64>,
@@ -121,6 +125,7 @@ impl Session {
             used_ms: 0,
             max_memory: 0,
             blocked: Vec::new(),
+            path_blocks: Vec::new(),
             memory_reported: None,
             rule_note: None,
             hash_kb: 0,
@@ -365,6 +370,9 @@ impl Session {
                     BlockKind::YxBlock | BlockKind::YxBlockUndo => {
                         self.update_blocked(kind == BlockKind::YxBlock, &stones)
                     }
+                    BlockKind::YxBlockPath | BlockKind::YxBlockPathUndo => {
+                        self.update_path_blocks(kind == BlockKind::YxBlockPath, &stones)
+                    }
                     BlockKind::Board | BlockKind::YxBoard => match self.position_from(&stones) {
                         Ok(b) => {
                             self.engine_colour = Some(b.side_to_move());
@@ -387,6 +395,7 @@ impl Session {
                 env!("CARGO_PKG_VERSION")
             )),
             Command::Stop => {}
+            Command::BlockPathReset => self.path_blocks.clear(),
             Command::BlockReset => {
                 if self.game_board().is_some() {
                     self.blocked.clear();
@@ -656,6 +665,66 @@ impl Session {
         }
     }
 
+    /// `YXBLOCKPATH` (`add`) or `YXBLOCKPATHUNDO`: a line of moves from the empty board, black
+    /// first, whose last move is blocked in the position before it (only there: the search
+    /// leaves it out of the root moves when that position is the one to move in). A line that
+    /// is not one of the board's (off the board, a point twice) gets `ERROR` and changes
+    /// nothing; before `START` the block is ignored, as `YXBLOCK` is.
+    fn update_path_blocks(&mut self, add: bool, stones: &[Stone]) {
+        let Some(board) = self.board.as_ref() else {
+            return;
+        };
+        let name = if add {
+            "YXBLOCKPATH"
+        } else {
+            "YXBLOCKPATHUNDO"
+        };
+        let Some((last, line)) = stones.split_last() else {
+            return;
+        };
+        let mut before = match Board::new(board.width(), board.height(), self.rule) {
+            Ok(b) => b,
+            Err(e) => return emit(&format!("ERROR {name}: {e}")),
+        };
+        let free_point = |b: &Board, s: &Stone| match (s.field, b.pos(s.x, s.y)) {
+            (None, Some(p)) if b.is_empty(p) => Ok(p),
+            _ => Err(format!(
+                "ERROR {name}: {},{} is not a free point of the board on this line",
+                s.x, s.y
+            )),
+        };
+        let mut colour = Color::Black;
+        for s in line {
+            match free_point(&before, s) {
+                Ok(p) => before.play(p, colour),
+                Err(e) => return emit(&e),
+            }
+            colour = colour.other();
+        }
+        let entry = match free_point(&before, last) {
+            Ok(p) => (before.hash(), p),
+            Err(e) => return emit(&e),
+        };
+        if add && !self.path_blocks.contains(&entry) {
+            self.path_blocks.push(entry);
+        } else if !add {
+            self.path_blocks.retain(|&e| e != entry);
+        }
+    }
+
+    /// The points the engine must not play on `board`: `YXBLOCK`'s, and the blocked lines'
+    /// last moves from this position.
+    fn blocked_on(&self, board: &Board) -> Vec<Pos> {
+        let mut blocked = self.blocked.clone();
+        let here = board.hash();
+        for &(_, p) in self.path_blocks.iter().filter(|e| e.0 == here) {
+            if !blocked.contains(&p) {
+                blocked.push(p);
+            }
+        }
+        blocked
+    }
+
     fn start_job(&mut self, job: Job, at: Instant) {
         let Some(board) = self.board.as_ref() else {
             return;
@@ -709,7 +778,7 @@ impl Session {
             level: self.level,
             seed: self.seed ^ board.hash().rotate_left(17) ^ board.stone_count() as u64,
             stop: self.stop.clone(),
-            blocked: self.blocked.clone(),
+            blocked: self.blocked_on(board),
         };
         self.job = job;
         let tx = self.tx.clone();
