@@ -320,7 +320,17 @@ impl Session {
                 let known = self.engine_colour;
                 let Some(board) = self.game_board() else { return };
                 let engine = known.unwrap_or(board.side_to_move().other());
+                let side_before = board.side_to_move();
                 match board.try_play(x, y, engine.other()) {
+                    Ok(_) if board.is_full() => {
+                        // No reply is possible, so the move is refused whole: an ERROR leaves
+                        // the position as it was (a TAKEBACK afterwards must not find it).
+                        board.undo();
+                        board.set_side_to_move(side_before);
+                        emit(&format!(
+                            "ERROR TURN {x},{y}: this move fills the board, no move is left"
+                        ));
+                    }
                     Ok(_) => {
                         board.set_side_to_move(engine);
                         self.engine_colour = Some(engine);
@@ -374,6 +384,10 @@ impl Session {
                         self.update_path_blocks(kind == BlockKind::YxBlockPath, &stones)
                     }
                     BlockKind::Board | BlockKind::YxBoard => match self.position_from(&stones) {
+                        Ok(b) if kind == BlockKind::Board && b.is_full() => {
+                            // Refused whole, like any ERROR: the previous position stays.
+                            emit("ERROR BOARD: the board is full, no move is left");
+                        }
                         Ok(b) => {
                             self.engine_colour = Some(b.side_to_move());
                             self.board = Some(b);
@@ -823,7 +837,8 @@ impl Session {
         let me = board.side_to_move();
         let (action, report) = match outcome.output {
             Some(o) => {
-                self.used_ms += o.elapsed.as_millis() as u64;
+                // Plus the reply's overhead outside the search, which the manager's clock sees too.
+                self.used_ms += o.elapsed.as_millis() as u64 + time::MOVE_OVERHEAD_MS;
                 (Some(o.action), o.report)
             }
             None => (None, None),

@@ -11,6 +11,11 @@ pub const UNLIMITED: i64 = 2_147_483_647;
 /// years.
 pub const NO_TURN_LIMIT_MS: u64 = 1 << 40;
 
+/// The time one reply costs outside the search, as a manager measures it, in ms.
+pub const MOVE_OVERHEAD_MS: u64 = 3;
+/// How many replies' overhead the match clock keeps in reserve.
+const OVERHEAD_MOVES: u64 = 50;
+
 /// The limits the protocol announced.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TimeLimits {
@@ -75,7 +80,11 @@ pub fn budget(limits: &TimeLimits, used_ms: u64) -> Budget {
         None => (turn_hard, turn_soft),
         Some(left) => {
             let left = left.max(0) as u64;
-            let usable = left - (left / 10).min(500);
+            // Each reply also costs time the search does not see (reading the command, printing,
+            // the manager's own measurement): a fixed allowance for the next moves, on top of the
+            // proportional reserve, so that a long game on a short clock never runs it to zero.
+            let reserve = (left / 10).min(500) + MOVE_OVERHEAD_MS * OVERHEAD_MOVES;
+            let usable = left.saturating_sub(reserve);
             let match_hard = (usable / 7).max(1);
             let match_soft = (usable / 25).max(1);
             (turn_hard.min(match_hard), turn_soft.min(match_soft))
@@ -166,5 +175,18 @@ mod tests {
             9_900,
         );
         assert!(x.hard.as_millis() <= 20);
+    }
+
+    /// A long game on a short match clock (a `timeout_match 3000` standard game that fills the
+    /// 15x15 board: 112 replies). Each reply overshoots its soft target by half (capped by the
+    /// hard limit) and costs 2 ms more outside the search: the clock must last the game.
+    #[test]
+    fn a_long_game_on_a_short_clock_keeps_time() {
+        let mut left: i64 = 3_000;
+        for reply in 0..112 {
+            let (soft, hard) = b(Some(30_000), 3_000, Some(left));
+            left -= (soft * 3 / 2).min(hard) as i64 + 2;
+            assert!(left > 0, "the clock ran out at reply {reply}");
+        }
     }
 }
