@@ -192,6 +192,15 @@ const KEYWORDS: &[&str] = &[
     "YXBLOCKPATH",
     "YXBLOCKPATHUNDO",
     "YXBLOCKPATHRESET",
+    "YXSWAP2STEP1",
+    "YXSWAP2STEP2",
+    "YXSWAP2STEP3",
+    "YXSOOSORVSTEP1",
+    "YXSOOSORVSTEP2",
+    "YXSOOSORVSTEP3",
+    "YXSOOSORVSTEP4",
+    "YXSOOSORVSTEP5",
+    "YXSOOSORVSTEP6",
     "DONE",
 ];
 
@@ -1958,6 +1967,7 @@ impl Gen {
             BlockKind::YxBlockUndo => "YXBLOCKUNDO",
             BlockKind::YxBlockPath => "YXBLOCKPATH",
             BlockKind::YxBlockPathUndo => "YXBLOCKPATHUNDO",
+            BlockKind::Soosorv { .. } => "YXSOOSORVSTEP2",
         });
         let done = self.kw("DONE");
         if self.rng.percent(40) {

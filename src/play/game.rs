@@ -298,6 +298,7 @@ impl<W: Write> Game<W> {
             seed: self.seed ^ self.board.hash().rotate_left(17) ^ self.board.stone_count() as u64,
             stop: Arc::new(AtomicBool::new(false)),
             blocked: Vec::new(),
+            offers: Vec::new(),
         };
         let (searcher, output) = std::thread::scope(|s| {
             std::thread::Builder::new()

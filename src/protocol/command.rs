@@ -28,6 +28,10 @@ pub enum BlockKind {
     YxBlockPath,
     /// `YXBLOCKPATHUNDO`: such a line taken off the list.
     YxBlockPathUndo,
+    /// `YXSOOSORVSTEP2` .. `YXSOOSORVSTEP6` (Yixin-Board's Soosorv opening): the moves so far in
+    /// the order played, `x,y` each; `n` is the number of fifth-move offers (steps 4 and 5
+    /// carry it, 0 elsewhere).
+    Soosorv { step: u8, n: usize },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,6 +83,12 @@ pub enum Command {
         two: bool,
         bias: i32,
     },
+    /// `YXSWAP2STEP1..3` (Yixin-Board's Swap2 opening): 1 = put the three opening stones on an
+    /// empty board, 2 = choose after three stones (swap, stay white, or add two), 3 = choose the
+    /// colour after five. Steps 2 and 3 use the position set by `YXBOARD`.
+    Swap2Step(u8),
+    /// `YXSOOSORVSTEP1`: the three opening stones of a Soosorv opening on an empty board.
+    SoosorvOpening,
     /// A known command with bad arguments: answered `ERROR <text>`.
     Invalid(String),
     /// Not a command we know: answered `UNKNOWN <text>`.
@@ -192,7 +202,20 @@ const COMMAND_WORDS: &[&str] = &[
     "YXBLOCKPATH",
     "YXBLOCKPATHUNDO",
     "YXBLOCKPATHRESET",
+    "YXSWAP2STEP1",
+    "YXSWAP2STEP2",
+    "YXSWAP2STEP3",
+    "YXSOOSORVSTEP1",
+    "YXSOOSORVSTEP2",
+    "YXSOOSORVSTEP3",
+    "YXSOOSORVSTEP4",
+    "YXSOOSORVSTEP5",
+    "YXSOOSORVSTEP6",
 ];
+
+/// The most fifth-move offers a Soosorv opening may ask for (Yixin-Board allows 1 to 8; a few
+/// more are accepted, as other rule variants use them).
+pub const MAX_OFFERS: usize = 16;
 
 /// Stones a block may list: twice the largest board's cells (a longer block is a broken one).
 const MAX_BLOCK_STONES: usize = 32 * 32 * 2;
@@ -257,6 +280,7 @@ impl Parser {
             Some(BlockKind::YxBlockUndo) => "YXBLOCKUNDO",
             Some(BlockKind::YxBlockPath) => "YXBLOCKPATH",
             Some(BlockKind::YxBlockPathUndo) => "YXBLOCKPATHUNDO",
+            Some(BlockKind::Soosorv { .. }) => "YXSOOSORVSTEP",
             _ => "BOARD",
         }
     }
@@ -389,6 +413,43 @@ impl Parser {
                 _ => Command::Invalid(format!("YXNBEST needs a count, got '{}'", clip(&rest))),
             },
             "YXSEARCHDEFEND" => Command::SearchDefend,
+            "YXSWAP2STEP1" => Command::Swap2Step(1),
+            "YXSWAP2STEP2" => Command::Swap2Step(2),
+            "YXSWAP2STEP3" => Command::Swap2Step(3),
+            "YXSOOSORVSTEP1" => Command::SoosorvOpening,
+            "YXSOOSORVSTEP2" | "YXSOOSORVSTEP3" | "YXSOOSORVSTEP4" | "YXSOOSORVSTEP5"
+            | "YXSOOSORVSTEP6" => {
+                let step = kw.as_bytes()[kw.len() - 1] - b'0';
+                let (n, moves) = if step == 4 || step == 5 {
+                    // The number of fifth-move offers comes first, then the moves block.
+                    let (n_text, moves) = split_token(rest_bytes);
+                    let n_text = String::from_utf8_lossy(n_text);
+                    match parse_int(&n_text) {
+                        Some(n) if (1..=MAX_OFFERS as i64).contains(&n) => (n as usize, moves),
+                        _ => {
+                            // Still read the block to its DONE, so its lines are not taken
+                            // for commands; the error is reported when it closes.
+                            self.block = Some(OpenBlock {
+                                kind: BlockKind::Soosorv { step, n: 1 },
+                                stones: Vec::new(),
+                                error: Some(format!(
+                                    "{kw} needs a number of offers 1..{MAX_OFFERS}, got '{}'",
+                                    clip(&n_text)
+                                )),
+                            });
+                            return self.feed_block(moves);
+                        }
+                    }
+                } else {
+                    (0, rest_bytes)
+                };
+                self.block = Some(OpenBlock {
+                    kind: BlockKind::Soosorv { step, n },
+                    stones: Vec::new(),
+                    error: None,
+                });
+                return self.feed_block(moves);
+            }
             "YXBALANCEONE" | "YXBALANCETWO" => {
                 let two = kw == "YXBALANCETWO";
                 match args.as_slice() {
@@ -591,6 +652,33 @@ mod tests {
         );
         assert_eq!(one("YXBALANCETWO"), Command::Balance { two: true, bias: 0 });
         assert!(matches!(one("YXBALANCEONE a"), Command::Invalid(_)));
+        // Yixin-Board's opening steps: Swap2 without arguments, Soosorv with a moves block (the
+        // number of offers first for steps 4 and 5), over several lines.
+        let v = Parser::default().feed(b"yxswap2step3");
+        assert_eq!(v, vec![Command::Swap2Step(3)]);
+        assert_eq!(
+            Parser::default().feed(b"YXSOOSORVSTEP1"),
+            vec![Command::SoosorvOpening]
+        );
+        let mut p = Parser::default();
+        assert!(p.feed(b"yxsoosorvstep5 3").is_empty());
+        assert!(p.feed(b"7,7").is_empty());
+        let v = p.feed(b"8,8 done");
+        assert!(
+            matches!(&v[..], [Command::Block { kind: BlockKind::Soosorv { step: 5, n: 3 }, stones }] if stones.len() == 2),
+            "{v:?}"
+        );
+        let mut p = Parser::default();
+        assert!(p.feed(b"yxsoosorvstep4 x").is_empty());
+        assert!(
+            p.feed(b"7,7").is_empty(),
+            "the block's lines are not commands"
+        );
+        assert!(matches!(&p.feed(b"done")[..], [Command::Invalid(_)]));
+        let v = Parser::default().feed(b"yxsoosorvstep6 7,7 8,8 9,9 6,6 5,5 done");
+        assert!(
+            matches!(&v[..], [Command::Block { kind: BlockKind::Soosorv { step: 6, n: 0 }, stones }] if stones.len() == 5)
+        );
         // SWAP2BOARD stones with and without a field.
         let v = Parser::default().feed(b"SWAP2BOARD 7,7 8,8,2 7,9 DONE");
         assert!(

@@ -6,8 +6,8 @@
 //! of each candidate position, deeper and deeper on fewer and fewer candidates.
 
 use super::level::Level;
-use super::swap2;
 use super::yixin::{moves_text, say, Detail, PvLine, Quiet, Reporter};
+use super::{soosorv, swap2};
 use crate::game::{Board, Color, Pos};
 use crate::search::movepick::{generate, MoveList, Situation};
 use crate::search::{
@@ -30,6 +30,19 @@ pub enum Job {
     Balance { two: bool, bias: i32 },
     /// `SWAP2BOARD … DONE` with 0, 3 or 5 stones.
     Swap2,
+    /// A step of an opening rule that Yixin-Board runs with its own commands.
+    Opening(OpeningStep),
+}
+
+/// The opening-rule steps of Yixin-Board (`YXSWAP2STEPk`, `YXSOOSORVSTEPk`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpeningStep {
+    Swap2(u8),
+    /// `n`: the number of fifth-move offers (steps 4 and 5).
+    Soosorv {
+        step: u8,
+        n: usize,
+    },
 }
 
 /// Everything the search thread needs besides the searcher.
@@ -44,6 +57,8 @@ pub struct JobInput {
     /// Points the engine must not play (`YXBLOCK`): left out of the root moves while others
     /// remain.
     pub blocked: Vec<Pos>,
+    /// Soosorv step 6: the fifth moves black offers, one of which the engine keeps.
+    pub offers: Vec<Pos>,
 }
 
 /// What the session prints and plays when the job is done.
@@ -57,6 +72,14 @@ pub enum Action {
     Swap,
     /// Swap2 with an empty board: the three opening stones (black, white, black).
     Opening(Vec<Pos>),
+    /// An opening step's answer to Yixin-Board: `lines` printed as they are, then `stones`
+    /// played alternately from the side to move; `engine` is the engine's colour afterwards
+    /// (`None`: the opponent chooses).
+    Say {
+        lines: Vec<String>,
+        stones: Vec<Pos>,
+        engine: Option<Color>,
+    },
 }
 
 pub struct JobOutput {
@@ -77,6 +100,7 @@ pub fn run(searcher: &mut Searcher, input: JobInput) -> JobOutput {
         seed,
         stop,
         blocked,
+        offers,
     } = input;
     let start = limits.start;
     let mut clock = Clock::new(&limits, stop);
@@ -127,6 +151,16 @@ pub fn run(searcher: &mut Searcher, input: JobInput) -> JobOutput {
             None,
         ),
         Job::Swap2 => swap2::decide(searcher, &board, &mut clock, seed, &mut rep),
+        Job::Opening(OpeningStep::Swap2(step)) => (
+            swap2::yixin_step(searcher, &board, step, &mut clock, seed, &mut rep),
+            None,
+        ),
+        Job::Opening(OpeningStep::Soosorv { step, n }) => (
+            soosorv::step(
+                searcher, &board, step, n, &offers, &mut clock, seed, &mut rep,
+            ),
+            None,
+        ),
     };
     JobOutput {
         action,

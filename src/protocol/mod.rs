@@ -6,5 +6,6 @@ pub mod io;
 pub mod job;
 pub mod level;
 pub mod session;
+pub mod soosorv;
 pub mod swap2;
 pub mod yixin;

@@ -4,7 +4,7 @@
 
 use super::command::{keyword, BlockKind, Command, Parser, Stone};
 use super::io::{emit, spawn_reader, Event};
-use super::job::{self, Action, Job, JobInput, JobOutput};
+use super::job::{self, Action, Job, JobInput, JobOutput, OpeningStep};
 use super::level::Level;
 use super::yixin::{self, Detail};
 use crate::game::{Board, Color, Pos, Rule};
@@ -57,6 +57,8 @@ pub struct Session {
     /// that move, not to be played there. Kept until `YXBLOCKPATHRESET`: Yixin-Board sends
     /// `START` and the position again before each analysis.
     path_blocks: Vec<(u64, Pos)>,
+    /// Soosorv step 6: black's fifth-move offers, for the next job.
+    offers: Vec<Pos>,
     /// The `max_memory` value last reported as too small: the report is made once, at the next
     /// move asked for, not before every move (Piskvork scores any non-move line as an error).
     memory_reported: Option<u64>,
@@ -126,6 +128,7 @@ impl Session {
             max_memory: 0,
             blocked: Vec::new(),
             path_blocks: Vec::new(),
+            offers: Vec::new(),
             memory_reported: None,
             rule_note: None,
             hash_kb: 0,
@@ -377,6 +380,15 @@ impl Session {
                         }
                         Err(e) => emit(&format!("ERROR {e}")),
                     },
+                    BlockKind::Soosorv { step, n } => match soosorv_position(board_of(&self.board), &stones, step, self.rule) {
+                        Ok((b, offers)) => {
+                            self.engine_colour = None;
+                            self.board = Some(b);
+                            self.offers = offers;
+                            self.start_job(Job::Opening(OpeningStep::Soosorv { step, n }), at);
+                        }
+                        Err(e) => emit(&format!("ERROR YXSOOSORVSTEP{step}: {e}")),
+                    },
                     BlockKind::YxBlock | BlockKind::YxBlockUndo => {
                         self.update_blocked(kind == BlockKind::YxBlock, &stones)
                     }
@@ -398,6 +410,10 @@ impl Session {
                         Err(e) => emit(&format!("ERROR {e}")),
                     },
                 }
+            }
+            Command::Swap2Step(step) => self.opening_step(OpeningStep::Swap2(step), at),
+            Command::SoosorvOpening => {
+                self.opening_step(OpeningStep::Soosorv { step: 1, n: 0 }, at)
             }
             Command::NBest(n) => self.analyse(Job::NBest(n), at),
             Command::SearchDefend => self.analyse(Job::Defend, at),
@@ -461,6 +477,37 @@ impl Session {
                 Some(b)
             }
         }
+    }
+
+    /// `YXSWAP2STEP1..3`, `YXSOOSORVSTEP1`: step 1 starts from an empty board of the game's
+    /// size (Yixin-Board sends nothing before it); Swap2 steps 2 and 3 answer for the position
+    /// `YXBOARD` set, which must hold the 3 or 5 opening stones.
+    fn opening_step(&mut self, step: OpeningStep, at: Instant) {
+        let rule = self.rule;
+        let Some(board) = self.game_board() else {
+            return;
+        };
+        let needed = match step {
+            OpeningStep::Swap2(2) => 3,
+            OpeningStep::Swap2(3) => 5,
+            _ => {
+                match Board::new(board.width(), board.height(), rule) {
+                    Ok(b) => *board = b,
+                    Err(e) => return emit(&format!("ERROR {e}")),
+                }
+                0
+            }
+        };
+        if board.stone_count() != needed {
+            let OpeningStep::Swap2(k) = step else { return };
+            emit(&format!(
+                "ERROR YXSWAP2STEP{k} needs a position of {needed} stones (set by YXBOARD), not {}",
+                board.stone_count()
+            ));
+            return;
+        }
+        self.engine_colour = None;
+        self.start_job(Job::Opening(step), at);
     }
 
     /// `YXNBEST`, `YXSEARCHDEFEND`, `YXBALANCE*` on the current position (set by `YXBOARD`):
@@ -793,6 +840,7 @@ impl Session {
             seed: self.seed ^ board.hash().rotate_left(17) ^ board.stone_count() as u64,
             stop: self.stop.clone(),
             blocked: self.blocked_on(board),
+            offers: std::mem::take(&mut self.offers),
         };
         self.job = job;
         let tx = self.tx.clone();
@@ -864,6 +912,19 @@ impl Session {
                 self.engine_colour = (self.job != Job::Swap2).then_some(me);
                 emit(&yixin::moves_text(&stones));
             }
+            Some(Action::Say {
+                lines,
+                stones,
+                engine,
+            }) if stones.is_empty() || stones_fit(board, &stones) => {
+                let b = job::after(board, &stones);
+                self.board = Some(b);
+                self.engine_colour = engine;
+                for line in &lines {
+                    emit(line);
+                }
+            }
+            Some(Action::Say { .. }) => emit("ERROR the opening step found no legal answer"),
             Some(Action::Move(p)) => {
                 if self.job != Job::Move {
                     self.engine_colour = Some(me);
@@ -912,6 +973,57 @@ impl Session {
         board.play(best, me);
         emit(&best.to_string());
     }
+}
+
+/// The board a session block is read against (the game's, which a Soosorv step needs).
+fn board_of(board: &Option<Board>) -> Option<&Board> {
+    board.as_ref()
+}
+
+/// The position of a `YXSOOSORVSTEPk` block: its moves in the order played (black first), as
+/// many as the step needs (3 for steps 2 and 3, 4 for steps 4 and 5); for step 6, the 4 moves
+/// and then black's fifth-move offers (returned apart, the position keeps 4 stones).
+fn soosorv_position(
+    game: Option<&Board>,
+    stones: &[Stone],
+    step: u8,
+    rule: Rule,
+) -> Result<(Board, Vec<Pos>), String> {
+    let game = game.ok_or("no game started")?;
+    let mut b = Board::new(game.width(), game.height(), rule).map_err(|e| e.to_string())?;
+    let moves = match step {
+        2 | 3 => 3,
+        _ => 4,
+    };
+    let fits = if step == 6 {
+        stones.len() > moves
+    } else {
+        stones.len() == moves
+    };
+    if !fits {
+        return Err(if step == 6 {
+            format!(
+                "4 moves and at least one offer expected, got {} moves",
+                stones.len()
+            )
+        } else {
+            format!("{moves} moves expected, got {}", stones.len())
+        });
+    }
+    let mut offers = Vec::new();
+    for (i, s) in stones.iter().enumerate() {
+        let p = b
+            .pos(s.x, s.y)
+            .filter(|&p| b.is_empty(p) && !offers.contains(&p))
+            .ok_or_else(|| format!("{},{} is not a free point of the board", s.x, s.y))?;
+        if i < moves {
+            let c = b.side_to_move();
+            b.play(p, c);
+        } else {
+            offers.push(p);
+        }
+    }
+    Ok((b, offers))
 }
 
 /// Whether `stones`, played alternately from the side to move, are all on empty points and

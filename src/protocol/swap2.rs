@@ -14,7 +14,7 @@
 use super::job::{after, balance_pairs, fallback_move, rank, steady_value, Action, Cand, Clock};
 use super::level::random_below;
 use super::yixin::{moves_text, say, Reporter};
-use crate::game::{Board, Pos};
+use crate::game::{Board, Color, Pos};
 use crate::search::{score_text, Report, Searcher};
 
 /// Within this evaluation of 0 the position counts as balanced.
@@ -35,8 +35,49 @@ pub fn decide(
     }
 }
 
+/// Yixin-Board's Swap2 steps (`YXSWAP2STEP1..3`): the same decisions as `SWAP2BOARD`, told in
+/// the GUI's words (`MESSAGE SWAP2 …`, coordinates `x y`).
+///
+/// * Step 1 (empty board): `MOVE1..3`, the three opening stones.
+/// * Step 2 (3 stones, the engine is the second player): `SWAP1 YES` takes black, `SWAP1 NO`
+///   stays white (the GUI then asks for white's move with `BOARD`), or `MOVE4`, `MOVE5` adds two.
+/// * Step 3 (5 stones, the engine is the first player): `SWAP2 YES` keeps black (the opponent's
+///   sixth move comes as `TURN`), `SWAP2 NO` takes white (the GUI then sends `BOARD`).
+pub fn yixin_step(
+    searcher: &mut Searcher,
+    board: &Board,
+    step: u8,
+    clock: &mut Clock,
+    seed: u64,
+    rep: &mut Reporter,
+) -> Action {
+    let (action, _) = decide(searcher, board, clock, seed, rep);
+    let label = |i: usize| format!("MOVE{}", board.stone_count() + i + 1);
+    let placed = |stones: Vec<Pos>| Action::Say {
+        lines: stones
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("MESSAGE SWAP2 {} {} {}", label(i), p.x(), p.y()))
+            .collect(),
+        stones,
+        engine: None,
+    };
+    let answer = |text: &str, engine: Color| Action::Say {
+        lines: vec![format!("MESSAGE SWAP2 {text}")],
+        stones: Vec::new(),
+        engine: Some(engine),
+    };
+    let swap = if step == 2 { "SWAP1" } else { "SWAP2" };
+    match action {
+        Action::Opening(stones) | Action::Moves(stones) => placed(stones),
+        // Either step: the engine takes black.
+        Action::Swap => answer(&format!("{swap} YES"), Color::Black),
+        _ => answer(&format!("{swap} NO"), Color::White),
+    }
+}
+
 /// The eight symmetries of a square board (four of a rectangular one).
-fn transform(p: Pos, t: u64, w: usize, h: usize) -> Pos {
+pub fn transform(p: Pos, t: u64, w: usize, h: usize) -> Pos {
     let (mut x, mut y) = (p.x(), p.y());
     if t & 4 != 0 && w == h {
         std::mem::swap(&mut x, &mut y);
@@ -84,10 +125,26 @@ fn opening(
     seed: u64,
     rep: &mut Reporter,
 ) -> Action {
-    rep.root_lines = false;
-    let ranked = rank(searcher, board, opening_shapes(board), 0, clock, 6, rep);
+    let stones = balanced_opening(searcher, board, opening_shapes(board), clock, seed, rep);
     let (w, h) = (board.width(), board.height());
-    let stones = match ranked.first() {
+    let t = random_below(seed ^ 0x5A5A, 8);
+    Action::Opening(stones.iter().map(|&p| transform(p, t, w, h)).collect())
+}
+
+/// Among `shapes` (three stones each, black, white, black on an empty board), a most balanced
+/// one by a search, picked by `seed` among the closest few.
+pub fn balanced_opening(
+    searcher: &mut Searcher,
+    board: &Board,
+    shapes: Vec<Cand>,
+    clock: &mut Clock,
+    seed: u64,
+    rep: &mut Reporter,
+) -> Vec<Pos> {
+    rep.root_lines = false;
+    let ranked = rank(searcher, board, shapes, 0, clock, 6, rep);
+    let (w, h) = (board.width(), board.height());
+    match ranked.first() {
         Some(best) => {
             let limit = best.distance(0) + 10;
             let close: Vec<&Cand> = ranked
@@ -97,7 +154,7 @@ fn opening(
                 .collect();
             let pick = close[random_below(seed, close.len() as u64) as usize];
             say(&format!(
-                "MESSAGE swap2 opening depth {} ev {} for black",
+                "MESSAGE opening depth {} ev {} for black",
                 pick.depth,
                 score_text(pick.balanced_value()),
             ));
@@ -110,13 +167,11 @@ fn opening(
             let d = Pos::new(w / 2 + 1, h / 2 + 1);
             vec![c, b, d]
         }
-    };
-    let t = random_below(seed ^ 0x5A5A, 8);
-    Action::Opening(stones.iter().map(|&p| transform(p, t, w, h)).collect())
+    }
 }
 
 /// White to move after 3 (`three`) or 5 stones: swap, move, or (3 stones) put two more.
-fn choose(
+pub fn choose(
     searcher: &mut Searcher,
     board: &Board,
     clock: &mut Clock,

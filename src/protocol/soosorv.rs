@@ -1,0 +1,383 @@
+//! The Soosorv opening as Yixin-Board runs it (`YXSOOSORVSTEP1..6`, renju). Black puts three
+//! stones in the centre (the first on the centre point, the second within one point of it, the
+//! third within two); white may swap; white plays the fourth stone and says how many fifth moves
+//! black must offer (N); black may swap; black offers N fifth moves, no two alike by a symmetry
+//! of the position; white keeps one of them. The answers are `MESSAGE SOOSORV …` lines with
+//! coordinates `x y`.
+//!
+//! * Step 1 (empty board): `MOVE1..3`, a balanced three-stone opening inside the centre area.
+//! * Step 2 (3 stones, the engine is white): `SWAP1 YES` takes black when white is worse.
+//! * Step 3 (3 stones, the engine is white): `MOVE4 x y N`, white's best fourth stone and the N
+//!   that leaves black's N-th best offer closest to even (the opponent may still swap).
+//! * Step 4 (4 stones, the engine is black, N given): `SWAP2 YES` takes white when black's
+//!   N-th best fifth move is worse for black.
+//! * Step 5 (4 stones, the engine is black): `MOVE5 REFRESH`, the N best distinct fifth moves
+//!   as `MOVE5 x y`, then `MOVE5 DONE`.
+//! * Step 6 (4 stones and black's offers, the engine is white): `MOVE5C x y`, the offer that is
+//!   best for white.
+
+use super::job::{after, multipv, rank, Action, Cand, Clock};
+use super::swap2::{self, transform};
+use super::yixin::{moves_text, say, Reporter};
+use crate::game::{Board, Color, Pos};
+use crate::search::{score_text, Searcher, WIN};
+
+/// The most offers Yixin-Board asks for; step 3 picks its N in `1..=MAX_N`.
+const MAX_N: usize = 8;
+
+#[allow(clippy::too_many_arguments)]
+pub fn step(
+    searcher: &mut Searcher,
+    board: &Board,
+    step: u8,
+    n: usize,
+    offers: &[Pos],
+    clock: &mut Clock,
+    seed: u64,
+    rep: &mut Reporter,
+) -> Action {
+    match step {
+        1 => {
+            let stones = opening(searcher, board, clock, seed, rep);
+            placed(board, stones, None, Some(Color::Black))
+        }
+        2 => {
+            let swap = matches!(
+                swap2::choose(searcher, board, clock, false, rep).0,
+                Action::Swap
+            );
+            let (text, engine) = if swap {
+                ("SWAP1 YES", Color::Black)
+            } else {
+                ("SWAP1 NO", Color::White)
+            };
+            answer(text, engine)
+        }
+        3 => fourth_move(searcher, board, clock, rep),
+        4 => {
+            let values = offer_values(searcher, board, clock, n, rep);
+            let value = values.get(n - 1).or(values.last()).map_or(0, |v| v.1);
+            say(&format!(
+                "MESSAGE soosorv: black's offer {n} is worth {} for black",
+                score_text(value)
+            ));
+            if value < 0 {
+                answer("SWAP2 YES", Color::White)
+            } else {
+                answer("SWAP2 NO", Color::Black)
+            }
+        }
+        5 => {
+            let values = offer_values(searcher, board, clock, n, rep);
+            let mut lines = vec!["MESSAGE SOOSORV MOVE5 REFRESH".to_string()];
+            lines.extend(
+                values
+                    .iter()
+                    .take(n)
+                    .map(|(p, _)| format!("MESSAGE SOOSORV MOVE5 {} {}", p.x(), p.y())),
+            );
+            lines.push("MESSAGE SOOSORV MOVE5 DONE".to_string());
+            Action::Say {
+                lines,
+                stones: Vec::new(),
+                engine: Some(Color::Black),
+            }
+        }
+        _ => keep_offer(searcher, board, offers, clock, rep),
+    }
+}
+
+fn answer(text: &str, engine: Color) -> Action {
+    Action::Say {
+        lines: vec![format!("MESSAGE SOOSORV {text}")],
+        stones: Vec::new(),
+        engine: Some(engine),
+    }
+}
+
+/// `MOVEk x y` lines for `stones`, numbered from the board's stone count; `suffix` ends the last.
+fn placed(board: &Board, stones: Vec<Pos>, suffix: Option<usize>, engine: Option<Color>) -> Action {
+    let last = stones.len().saturating_sub(1);
+    let lines = stones
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut line = format!(
+                "MESSAGE SOOSORV MOVE{} {} {}",
+                board.stone_count() + i + 1,
+                p.x(),
+                p.y()
+            );
+            if let (Some(n), true) = (suffix, i == last) {
+                line.push_str(&format!(" {n}"));
+            }
+            line
+        })
+        .collect();
+    Action::Say {
+        lines,
+        stones,
+        engine,
+    }
+}
+
+/// The three-stone shapes the Soosorv rule allows around the centre.
+pub fn opening_shapes(board: &Board) -> Vec<Cand> {
+    let (w, h) = (board.width() as i64, board.height() as i64);
+    let (cx, cy) = (w / 2, h / 2);
+    swap2::opening_shapes(board)
+        .into_iter()
+        .filter(|c| {
+            let near =
+                |p: Pos, d: i64| (p.x() as i64 - cx).abs() <= d && (p.y() as i64 - cy).abs() <= d;
+            near(c.moves[0], 0) && near(c.moves[1], 1) && near(c.moves[2], 2)
+        })
+        .collect()
+}
+
+fn opening(
+    searcher: &mut Searcher,
+    board: &Board,
+    clock: &mut Clock,
+    seed: u64,
+    rep: &mut Reporter,
+) -> Vec<Pos> {
+    let stones = swap2::balanced_opening(searcher, board, opening_shapes(board), clock, seed, rep);
+    let (w, h) = (board.width(), board.height());
+    // A symmetry for variety, only where it keeps the centre point (odd sides).
+    let t = if w % 2 == 1 && h % 2 == 1 {
+        crate::protocol::level::random_below(seed ^ 0x5A5A, 8)
+    } else {
+        0
+    };
+    stones.iter().map(|&p| transform(p, t, w, h)).collect()
+}
+
+/// The symmetries of the board that map its stones (with their colours) onto themselves.
+fn symmetries(board: &Board) -> Vec<u64> {
+    let (w, h) = (board.width(), board.height());
+    (1..8u64)
+        .filter(|&t| {
+            (t & 4 == 0 || w == h)
+                && board
+                    .history()
+                    .iter()
+                    .all(|&(p, _)| board.cell(transform(p, t, w, h)) == board.cell(p))
+        })
+        .collect()
+}
+
+/// Black's best fifth moves on a 4-stone `board` (black to move), no two alike by a symmetry of
+/// the position, with their values for black, best first: at least `want` when there are.
+fn offer_values(
+    searcher: &mut Searcher,
+    board: &Board,
+    clock: &mut Clock,
+    want: usize,
+    rep: &mut Reporter,
+) -> Vec<(Pos, i32)> {
+    let syms = symmetries(board);
+    let (w, h) = (board.width(), board.height());
+    // Symmetric twins take lines of their own: ask for more than wanted.
+    let width = if syms.is_empty() { want } else { want * 2 + 2 };
+    let max_depth = clock.max_depth;
+    let mp = multipv(searcher, board, clock, width, false, max_depth, rep);
+    let mut out: Vec<(Pos, i32)> = Vec::new();
+    for l in &mp.lines {
+        let twin = out
+            .iter()
+            .any(|&(q, _)| syms.iter().any(|&t| transform(l.mv, t, w, h) == q));
+        if !twin {
+            out.push((l.mv, l.score));
+        }
+    }
+    out
+}
+
+/// Step 3: white's fourth stone, then the N whose offer leaves black closest to even.
+fn fourth_move(
+    searcher: &mut Searcher,
+    board: &Board,
+    clock: &mut Clock,
+    rep: &mut Reporter,
+) -> Action {
+    let limits = clock.share(0.4);
+    let r = searcher.think_with(board, limits, &[], rep);
+    clock.account(&r);
+    let fourth = if r.best.is_none() {
+        super::job::fallback_move(board)
+    } else {
+        r.best
+    };
+    let b4 = after(board, &[fourth]);
+    let values = offer_values(searcher, &b4, clock, MAX_N, rep);
+    let n = (1..=MAX_N.min(values.len()))
+        .min_by_key(|&k| (values[k - 1].1 as i64).abs())
+        .unwrap_or(2);
+    say(&format!(
+        "MESSAGE soosorv: fourth stone {fourth}, {n} offers (black's offers worth {})",
+        values
+            .iter()
+            .map(|v| score_text(v.1))
+            .collect::<Vec<_>>()
+            .join(" ")
+    ));
+    placed(board, vec![fourth], Some(n), Some(Color::White))
+}
+
+/// Step 6: of black's offers, the one after which black is worst off.
+fn keep_offer(
+    searcher: &mut Searcher,
+    board: &Board,
+    offers: &[Pos],
+    clock: &mut Clock,
+    rep: &mut Reporter,
+) -> Action {
+    rep.root_lines = false;
+    let pool: Vec<Cand> = offers.iter().map(|&p| Cand::new(vec![p])).collect();
+    // Closest to a black loss first: the offer worst for black.
+    let ranked = rank(searcher, board, pool, -WIN, clock, 1, rep);
+    let keep = ranked
+        .first()
+        .map(|c| c.moves[0])
+        .or(offers.first().copied())
+        .unwrap_or(Pos::NONE);
+    if let Some(c) = ranked.first() {
+        say(&format!(
+            "MESSAGE soosorv: of {} white keeps {} worth {} for black at depth {}",
+            moves_text(offers),
+            keep,
+            score_text(c.balanced_value()),
+            c.depth
+        ));
+    }
+    Action::Say {
+        lines: vec![format!("MESSAGE SOOSORV MOVE5C {} {}", keep.x(), keep.y())],
+        stones: vec![keep],
+        engine: Some(Color::White),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Rule;
+    use crate::protocol::yixin::Detail;
+    use crate::search::SearchLimits;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    fn clock(ms: u64) -> Clock {
+        let limits = SearchLimits {
+            start: Instant::now(),
+            soft: Duration::from_millis(ms / 2),
+            hard: Duration::from_millis(ms),
+            max_depth: 64,
+            max_nodes: u64::MAX,
+        };
+        Clock::new(&limits, Arc::new(AtomicBool::new(false)))
+    }
+
+    fn run(board: &Board, k: u8, n: usize, offers: &[Pos]) -> (Vec<String>, Vec<Pos>) {
+        let mut searcher = Searcher::new(1 << 20);
+        let mut rep = Reporter::new(Detail::default(), Instant::now());
+        let a = step(
+            &mut searcher,
+            board,
+            k,
+            n,
+            offers,
+            &mut clock(300),
+            7,
+            &mut rep,
+        );
+        let Action::Say { lines, stones, .. } = a else {
+            panic!("{a:?}")
+        };
+        (lines, stones)
+    }
+
+    /// The point of a `MESSAGE SOOSORV <word> x y …` line, as the GUI reads it.
+    fn point(line: &str, word: &str) -> Pos {
+        let rest = line
+            .strip_prefix(&format!("MESSAGE SOOSORV {word} "))
+            .unwrap_or_else(|| panic!("{line}"));
+        let v: Vec<usize> = rest.split(' ').map(|t| t.parse().unwrap()).collect();
+        Pos::new(v[0], v[1])
+    }
+
+    fn position(moves: &[(usize, usize)]) -> Board {
+        let mut b = Board::new(15, 15, Rule::Renju).unwrap();
+        for &(x, y) in moves {
+            let c = b.side_to_move();
+            b.play(Pos::new(x, y), c);
+        }
+        b
+    }
+
+    #[test]
+    fn the_opening_keeps_to_the_centre_area() {
+        let empty = position(&[]);
+        let (lines, stones) = run(&empty, 1, 0, &[]);
+        assert_eq!(lines.len(), 3);
+        let p: Vec<Pos> = (0..3)
+            .map(|i| point(&lines[i], &format!("MOVE{}", i + 1)))
+            .collect();
+        assert_eq!(p, stones);
+        assert_eq!(p[0], Pos::new(7, 7));
+        let off = |q: Pos| q.x().abs_diff(7).max(q.y().abs_diff(7));
+        assert!(off(p[1]) == 1 && (1..=2).contains(&off(p[2])), "{p:?}");
+    }
+
+    #[test]
+    fn the_fourth_stone_comes_with_a_number_of_offers() {
+        let b = position(&[(7, 7), (8, 8), (8, 6)]);
+        let (lines, stones) = run(&b, 3, 0, &[]);
+        assert_eq!(lines.len(), 1);
+        let p = point(&lines[0], "MOVE4");
+        assert_eq!(stones, vec![p]);
+        assert!(b.is_empty(p));
+        let n: usize = lines[0].rsplit(' ').next().unwrap().parse().unwrap();
+        assert!((1..=MAX_N).contains(&n), "{}", lines[0]);
+    }
+
+    #[test]
+    fn offers_are_distinct_legal_and_not_symmetric_twins() {
+        // A position symmetric about the diagonal x = y: many fifth moves have a twin.
+        let mut b = position(&[(7, 7), (6, 6), (8, 8), (9, 9)]);
+        assert!(!symmetries(&b).is_empty());
+        let (lines, stones) = run(&b, 5, 3, &[]);
+        assert!(stones.is_empty());
+        assert_eq!(
+            lines.first().map(String::as_str),
+            Some("MESSAGE SOOSORV MOVE5 REFRESH")
+        );
+        assert_eq!(
+            lines.last().map(String::as_str),
+            Some("MESSAGE SOOSORV MOVE5 DONE")
+        );
+        let offers: Vec<Pos> = lines[1..lines.len() - 1]
+            .iter()
+            .map(|l| point(l, "MOVE5"))
+            .collect();
+        assert_eq!(offers.len(), 3);
+        for (i, &p) in offers.iter().enumerate() {
+            assert!(b.is_legal(p, Color::Black), "{p}");
+            for &q in &offers[..i] {
+                assert_ne!(p, q);
+                assert_ne!(transform(p, 4, 15, 15), q, "{p} mirrors {q}");
+            }
+        }
+    }
+
+    #[test]
+    fn white_keeps_the_offer_worst_for_black() {
+        // Black 7,7 8,7 against white 7,8 8,8: 9,7 makes an open three, 0,14 is nothing.
+        let b = position(&[(7, 7), (7, 8), (8, 7), (8, 8)]);
+        let offers = [Pos::new(9, 7), Pos::new(0, 14)];
+        let (lines, stones) = run(&b, 6, 0, &offers);
+        assert_eq!(lines, vec!["MESSAGE SOOSORV MOVE5C 0 14".to_string()]);
+        assert_eq!(stones, vec![Pos::new(0, 14)]);
+    }
+}
