@@ -79,6 +79,9 @@ pub enum Action {
         lines: Vec<String>,
         stones: Vec<Pos>,
         engine: Option<Color>,
+        /// The engine's move in the position after `stones`, found on the way: the GUI asks
+        /// for it next (with `BOARD`) and counts both on one turn's clock.
+        reply: Option<Pos>,
     },
 }
 
@@ -270,17 +273,24 @@ impl Clock {
         }
     }
 
-    /// Limits of a normal iterative-deepening search that may use `share` of what is left.
+    /// Limits of a normal iterative-deepening search that may use `share` of what is left, of
+    /// the time and of the nodes (a node-limited level must leave the later searches theirs).
     pub fn share(&self, share: f64) -> SearchLimits {
         let e = self.elapsed();
         let soft = self.soft.saturating_sub(e).mul_f64(share);
         let hard = (e + self.hard.saturating_sub(e).mul_f64(share.max(0.5))).min(self.hard);
+        let nodes_left = self.max_nodes.saturating_sub(self.nodes_used);
+        let nodes = if self.max_nodes == u64::MAX {
+            u64::MAX
+        } else {
+            (nodes_left as f64 * share) as u64
+        };
         SearchLimits {
             start: self.start,
             soft: e + soft,
             hard,
             max_depth: self.max_depth,
-            max_nodes: self.max_nodes.saturating_sub(self.nodes_used).max(1),
+            max_nodes: nodes.max(1),
         }
     }
 

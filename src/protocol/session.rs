@@ -59,6 +59,9 @@ pub struct Session {
     path_blocks: Vec<(u64, Pos)>,
     /// Soosorv step 6: black's fifth-move offers, for the next job.
     offers: Vec<Pos>,
+    /// A move found by a Yixin-Board opening step for the position (its hash) the GUI asks
+    /// about next: played at once when that `BOARD` comes, as the GUI's clock runs on.
+    prepared: Option<(u64, Pos)>,
     /// The `max_memory` value last reported as too small: the report is made once, at the next
     /// move asked for, not before every move (Piskvork scores any non-move line as an error).
     memory_reported: Option<u64>,
@@ -129,6 +132,7 @@ impl Session {
             blocked: Vec::new(),
             path_blocks: Vec::new(),
             offers: Vec::new(),
+            prepared: None,
             memory_reported: None,
             rule_note: None,
             hash_kb: 0,
@@ -385,7 +389,10 @@ impl Session {
                             self.engine_colour = None;
                             self.board = Some(b);
                             self.offers = offers;
-                            self.start_job(Job::Opening(OpeningStep::Soosorv { step, n }), at);
+                            // Timed from now: the GUI does not wait on a search still running
+                            // when it begins a step, nor count that search on the step's clock.
+                            let step = OpeningStep::Soosorv { step, n };
+                            self.start_job(Job::Opening(step), Instant::now());
                         }
                         Err(e) => emit(&format!("ERROR YXSOOSORVSTEP{step}: {e}")),
                     },
@@ -402,18 +409,25 @@ impl Session {
                         }
                         Ok(b) => {
                             self.engine_colour = Some(b.side_to_move());
+                            let ready = self.prepared.take().filter(|&(hash, p)| {
+                                kind == BlockKind::Board
+                                    && hash == b.hash()
+                                    && b.clone().is_legal(p, b.side_to_move())
+                            });
                             self.board = Some(b);
-                            if kind == BlockKind::Board {
-                                self.start_job(Job::Move, at);
+                            match ready {
+                                Some((_, p)) => self.play_move(Some(p), None),
+                                None if kind == BlockKind::Board => self.start_job(Job::Move, at),
+                                None => {}
                             }
                         }
                         Err(e) => emit(&format!("ERROR {e}")),
                     },
                 }
             }
-            Command::Swap2Step(step) => self.opening_step(OpeningStep::Swap2(step), at),
+            Command::Swap2Step(step) => self.opening_step(OpeningStep::Swap2(step)),
             Command::SoosorvOpening => {
-                self.opening_step(OpeningStep::Soosorv { step: 1, n: 0 }, at)
+                self.opening_step(OpeningStep::Soosorv { step: 1, n: 0 })
             }
             Command::NBest(n) => self.analyse(Job::NBest(n), at),
             Command::SearchDefend => self.analyse(Job::Defend, at),
@@ -482,7 +496,7 @@ impl Session {
     /// `YXSWAP2STEP1..3`, `YXSOOSORVSTEP1`: step 1 starts from an empty board of the game's
     /// size (Yixin-Board sends nothing before it); Swap2 steps 2 and 3 answer for the position
     /// `YXBOARD` set, which must hold the 3 or 5 opening stones.
-    fn opening_step(&mut self, step: OpeningStep, at: Instant) {
+    fn opening_step(&mut self, step: OpeningStep) {
         let rule = self.rule;
         let Some(board) = self.game_board() else {
             return;
@@ -507,7 +521,8 @@ impl Session {
             return;
         }
         self.engine_colour = None;
-        self.start_job(Job::Opening(step), at);
+        // Timed from now (see the Soosorv block): a step queued behind a search keeps its time.
+        self.start_job(Job::Opening(step), Instant::now());
     }
 
     /// `YXNBEST`, `YXSEARCHDEFEND`, `YXBALANCE*` on the current position (set by `YXBOARD`):
@@ -787,6 +802,7 @@ impl Session {
     }
 
     fn start_job(&mut self, job: Job, at: Instant) {
+        self.prepared = None;
         let Some(board) = self.board.as_ref() else {
             return;
         };
@@ -916,8 +932,10 @@ impl Session {
                 lines,
                 stones,
                 engine,
+                reply,
             }) if stones.is_empty() || stones_fit(board, &stones) => {
                 let b = job::after(board, &stones);
+                self.prepared = reply.map(|p| (b.hash(), p));
                 self.board = Some(b);
                 self.engine_colour = engine;
                 for line in &lines {

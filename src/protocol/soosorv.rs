@@ -16,7 +16,7 @@
 //! * Step 6 (4 stones and black's offers, the engine is white): `MOVE5C x y`, the offer that is
 //!   best for white.
 
-use super::job::{after, multipv, rank, Action, Cand, Clock};
+use super::job::{after, multipv, rank, root_moves, Action, Cand, Clock};
 use super::swap2::{self, transform};
 use super::yixin::{moves_text, say, Reporter};
 use crate::game::{Board, Color, Pos};
@@ -81,6 +81,7 @@ pub fn step(
                 lines,
                 stones: Vec::new(),
                 engine: Some(Color::Black),
+                reply: None,
             }
         }
         _ => keep_offer(searcher, board, offers, clock, rep),
@@ -92,6 +93,7 @@ fn answer(text: &str, engine: Color) -> Action {
         lines: vec![format!("MESSAGE SOOSORV {text}")],
         stones: Vec::new(),
         engine: Some(engine),
+        reply: None,
     }
 }
 
@@ -118,6 +120,7 @@ fn placed(board: &Board, stones: Vec<Pos>, suffix: Option<usize>, engine: Option
         lines,
         stones,
         engine,
+        reply: None,
     }
 }
 
@@ -153,18 +156,77 @@ fn opening(
     stones.iter().map(|&p| transform(p, t, w, h)).collect()
 }
 
-/// The symmetries of the board that map its stones (with their colours) onto themselves.
-fn symmetries(board: &Board) -> Vec<u64> {
-    let (w, h) = (board.width(), board.height());
-    (1..8u64)
-        .filter(|&t| {
-            (t & 4 == 0 || w == h)
-                && board
-                    .history()
-                    .iter()
-                    .all(|&(p, _)| board.cell(transform(p, t, w, h)) == board.cell(p))
+/// A symmetry of a position: a turn or reflection of the plane (`t`: bit 4 swaps x and y, bit
+/// 1 negates x, bit 2 negates y) followed by a shift, mapping its stones onto themselves with
+/// their colours. The centre need not be the board's: two fifth moves alike by the shape of
+/// the stones are alike for the rule, wherever the shape stands.
+#[derive(Clone, Copy, Debug)]
+struct Symmetry {
+    t: u8,
+    dx: i64,
+    dy: i64,
+}
+
+impl Symmetry {
+    fn linear(t: u8, p: Pos) -> (i64, i64) {
+        let (mut x, mut y) = (p.x() as i64, p.y() as i64);
+        if t & 4 != 0 {
+            std::mem::swap(&mut x, &mut y);
+        }
+        if t & 1 != 0 {
+            x = -x;
+        }
+        if t & 2 != 0 {
+            y = -y;
+        }
+        (x, y)
+    }
+
+    /// The image of `p`, when it is on `board`.
+    fn apply(&self, board: &Board, p: Pos) -> Option<Pos> {
+        let (x, y) = Self::linear(self.t, p);
+        board.pos(x + self.dx, y + self.dy)
+    }
+}
+
+/// The symmetries (other than the identity) of the position on `board`.
+fn symmetries(board: &Board) -> Vec<Symmetry> {
+    let stones: Vec<Pos> = board.history().iter().map(|&(p, _)| p).collect();
+    if stones.is_empty() {
+        return Vec::new();
+    }
+    let min_of = |v: &[(i64, i64)]| {
+        (
+            v.iter().map(|q| q.0).min().unwrap_or(0),
+            v.iter().map(|q| q.1).min().unwrap_or(0),
+        )
+    };
+    let own: Vec<(i64, i64)> = stones
+        .iter()
+        .map(|p| (p.x() as i64, p.y() as i64))
+        .collect();
+    let (mx, my) = min_of(&own);
+    (1..8u8)
+        .filter_map(|t| {
+            let image: Vec<(i64, i64)> = stones.iter().map(|&p| Symmetry::linear(t, p)).collect();
+            let (ix, iy) = min_of(&image);
+            let s = Symmetry {
+                t,
+                dx: mx - ix,
+                dy: my - iy,
+            };
+            let keeps = stones.iter().all(|&p| {
+                s.apply(board, p)
+                    .is_some_and(|q| board.cell(q) == board.cell(p))
+            });
+            keeps.then_some(s)
         })
         .collect()
+}
+
+/// Whether `p` is the image of `q` under one of `syms`.
+fn twins(board: &Board, syms: &[Symmetry], p: Pos, q: Pos) -> bool {
+    syms.iter().any(|s| s.apply(board, p) == Some(q))
 }
 
 /// Black's best fifth moves on a 4-stone `board` (black to move), no two alike by a symmetry of
@@ -177,18 +239,34 @@ fn offer_values(
     rep: &mut Reporter,
 ) -> Vec<(Pos, i32)> {
     let syms = symmetries(board);
-    let (w, h) = (board.width(), board.height());
     // Symmetric twins take lines of their own: ask for more than wanted.
     let width = if syms.is_empty() { want } else { want * 2 + 2 };
     let max_depth = clock.max_depth;
     let mp = multipv(searcher, board, clock, width, false, max_depth, rep);
     let mut out: Vec<(Pos, i32)> = Vec::new();
-    for l in &mp.lines {
-        let twin = out
+    let add = |p: Pos, score: i32, out: &mut Vec<(Pos, i32)>| {
+        if !out
             .iter()
-            .any(|&(q, _)| syms.iter().any(|&t| transform(l.mv, t, w, h) == q));
-        if !twin {
-            out.push((l.mv, l.score));
+            .any(|&(q, _)| q == p || twins(board, &syms, p, q))
+        {
+            out.push((p, score));
+        }
+    };
+    for l in &mp.lines {
+        add(l.mv, l.score, &mut out);
+    }
+    if out.len() < want {
+        // A search cut short (YXSTOP, a node limit) still owes the rule its number of offers:
+        // the rest come in the move generator's order, unsearched.
+        let (moves, _) = root_moves(board);
+        let mut b = board.clone();
+        for p in moves {
+            if out.len() >= want {
+                break;
+            }
+            if b.is_legal(p, Color::Black) {
+                add(p, 0, &mut out);
+            }
         }
     }
     out
@@ -236,7 +314,8 @@ fn keep_offer(
     rep.root_lines = false;
     let pool: Vec<Cand> = offers.iter().map(|&p| Cand::new(vec![p])).collect();
     // Closest to a black loss first: the offer worst for black.
-    let ranked = rank(searcher, board, pool, -WIN, clock, 1, rep);
+    // All offers stay in every pass (at most a few): they are compared as deep as time allows.
+    let ranked = rank(searcher, board, pool, -WIN, clock, offers.len(), rep);
     let keep = ranked
         .first()
         .map(|c| c.moves[0])
@@ -255,6 +334,7 @@ fn keep_offer(
         lines: vec![format!("MESSAGE SOOSORV MOVE5C {} {}", keep.x(), keep.y())],
         stones: vec![keep],
         engine: Some(Color::White),
+        reply: None,
     }
 }
 
@@ -369,6 +449,34 @@ mod tests {
                 assert_ne!(transform(p, 4, 15, 15), q, "{p} mirrors {q}");
             }
         }
+    }
+
+    #[test]
+    fn a_stopped_search_still_offers_n_moves() {
+        let b = position(&[(7, 7), (7, 8), (8, 8), (8, 6)]);
+        let mut searcher = Searcher::new(1 << 20);
+        let mut rep = Reporter::new(Detail::default(), Instant::now());
+        let mut stopped = clock(5_000);
+        stopped.max_nodes = 1;
+        let a = step(&mut searcher, &b, 5, 8, &[], &mut stopped, 7, &mut rep);
+        let Action::Say { lines, .. } = a else {
+            panic!("{a:?}")
+        };
+        // REFRESH, eight offers, DONE.
+        assert_eq!(lines.len(), 10, "{lines:?}");
+    }
+
+    #[test]
+    fn symmetries_need_not_be_about_the_board_centre() {
+        // A square of four stones centred on (7.5, 7.5): a half turn about that point keeps it.
+        let b = position(&[(7, 7), (7, 8), (8, 8), (8, 7)]);
+        let syms = symmetries(&b);
+        assert!(twins(&b, &syms, Pos::new(9, 9), Pos::new(6, 6)));
+        assert!(twins(&b, &syms, Pos::new(7, 9), Pos::new(8, 6)));
+        assert!(!twins(&b, &syms, Pos::new(9, 9), Pos::new(9, 6)));
+        // Black's pair centred on x = 8, white's on x = 7.5: no symmetry keeps both.
+        let lone = position(&[(7, 7), (3, 3), (9, 7), (12, 3)]);
+        assert!(symmetries(&lone).is_empty());
     }
 
     #[test]

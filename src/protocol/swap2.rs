@@ -61,18 +61,22 @@ pub fn yixin_step(
             .collect(),
         stones,
         engine: None,
+        reply: None,
     };
-    let answer = |text: &str, engine: Color| Action::Say {
+    let answer = |text: &str, engine: Color, reply: Option<Pos>| Action::Say {
         lines: vec![format!("MESSAGE SWAP2 {text}")],
         stones: Vec::new(),
         engine: Some(engine),
+        reply,
     };
     let swap = if step == 2 { "SWAP1" } else { "SWAP2" };
     match action {
         Action::Opening(stones) | Action::Moves(stones) => placed(stones),
         // Either step: the engine takes black.
-        Action::Swap => answer(&format!("{swap} YES"), Color::Black),
-        _ => answer(&format!("{swap} NO"), Color::White),
+        Action::Swap => answer(&format!("{swap} YES"), Color::Black, None),
+        // White's move is known already; the GUI asks for it at once, on the same turn.
+        Action::Move(p) => answer(&format!("{swap} NO"), Color::White, Some(p)),
+        _ => answer(&format!("{swap} NO"), Color::White, None),
     }
 }
 
