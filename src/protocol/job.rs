@@ -245,6 +245,19 @@ impl Clock {
         }
     }
 
+    /// A clock from now with `ms` hard and half that soft, no other limit (for tests).
+    #[cfg(test)]
+    pub fn for_tests(ms: u64) -> Clock {
+        let limits = SearchLimits {
+            start: Instant::now(),
+            soft: Duration::from_millis(ms / 2),
+            hard: Duration::from_millis(ms),
+            max_depth: 64,
+            max_nodes: u64::MAX,
+        };
+        Clock::new(&limits, Arc::new(AtomicBool::new(false)))
+    }
+
     pub fn elapsed(&self) -> Duration {
         self.start.elapsed()
     }
@@ -809,14 +822,7 @@ mod tests {
     }
 
     fn clock(ms: u64) -> Clock {
-        let limits = SearchLimits {
-            start: Instant::now(),
-            soft: Duration::from_millis(ms / 2),
-            hard: Duration::from_millis(ms),
-            max_depth: 64,
-            max_nodes: u64::MAX,
-        };
-        Clock::new(&limits, Arc::new(AtomicBool::new(false)))
+        Clock::for_tests(ms)
     }
 
     #[test]

@@ -384,7 +384,7 @@ impl Session {
                         }
                         Err(e) => emit(&format!("ERROR {e}")),
                     },
-                    BlockKind::Soosorv { step, n } => match soosorv_position(board_of(&self.board), &stones, step, self.rule) {
+                    BlockKind::Soosorv { step, n } => match soosorv_position(self.board.as_ref(), &stones, step, self.rule) {
                         Ok((b, offers)) => {
                             self.engine_colour = None;
                             self.board = Some(b);
@@ -991,11 +991,6 @@ impl Session {
         board.play(best, me);
         emit(&best.to_string());
     }
-}
-
-/// The board a session block is read against (the game's, which a Soosorv step needs).
-fn board_of(board: &Option<Board>) -> Option<&Board> {
-    board.as_ref()
 }
 
 /// The position of a `YXSOOSORVSTEPk` block: its moves in the order played (black first), as

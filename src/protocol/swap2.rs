@@ -242,20 +242,10 @@ mod tests {
     use super::*;
     use crate::game::Rule;
     use crate::protocol::yixin::Detail;
-    use crate::search::SearchLimits;
-    use std::sync::atomic::AtomicBool;
-    use std::sync::Arc;
-    use std::time::{Duration, Instant};
+    use std::time::Instant;
 
     fn clock(ms: u64) -> Clock {
-        let limits = SearchLimits {
-            start: Instant::now(),
-            soft: Duration::from_millis(ms / 2),
-            hard: Duration::from_millis(ms),
-            max_depth: 64,
-            max_nodes: u64::MAX,
-        };
-        Clock::new(&limits, Arc::new(AtomicBool::new(false)))
+        Clock::for_tests(ms)
     }
 
     #[test]
