@@ -467,6 +467,8 @@ impl Session {
                 emit("MESSAGE Hash table cleared.");
             }
             Command::ShowInfo => {
+                // Yixin-Board's start-up query: its clock needs a second of each turn left.
+                self.limits.whole_second_clock = true;
                 emit(&format!("MESSAGE Tengen {}", env!("CARGO_PKG_VERSION")));
                 emit(&format!("MESSAGE INFO MAX_THREAD_NUM {}", max_threads()));
                 emit(&format!("MESSAGE INFO MAX_HASH_SIZE {}", (MAX_TT_BYTES / 1024).ilog2()));

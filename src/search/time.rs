@@ -13,6 +13,8 @@ pub const NO_TURN_LIMIT_MS: u64 = 1 << 40;
 
 /// The time one reply costs outside the search, as a manager measures it, in ms.
 pub const MOVE_OVERHEAD_MS: u64 = 3;
+/// What a GUI clock in whole seconds needs left of the turn (a second and its redraws).
+const WHOLE_SECOND_MS: u64 = 1_100;
 /// How many replies' overhead the match clock keeps in reserve.
 const OVERHEAD_MOVES: u64 = 50;
 
@@ -31,6 +33,10 @@ pub struct TimeLimits {
     /// all (Gomoku Calculator's unlimited thinking); alone it is taken as malformed and
     /// `turn_ms` stays, so that a stray value never leaves a game's engine thinking forever.
     pub turn_unlimited: bool,
+    /// The manager is an analysis GUI that shows the turn clock in whole seconds and calls a
+    /// timeout once it shows zero (Yixin-Board, which sends `YXSHOWINFO` at start-up): a move
+    /// must come with a second of the turn still left.
+    pub whole_second_clock: bool,
 }
 
 impl TimeLimits {
@@ -66,7 +72,10 @@ pub fn budget(limits: &TimeLimits, used_ms: u64) -> Budget {
         // "As fast as possible": a shallow search only.
         (15, 5)
     } else {
-        let hard = turn - turn_margin(turn);
+        let mut hard = turn - turn_margin(turn);
+        if limits.whole_second_clock && turn >= 3 * WHOLE_SECOND_MS {
+            hard = hard.min(turn - WHOLE_SECOND_MS);
+        }
         (hard, hard * 9 / 10)
     };
     let remaining = match limits.time_left_ms {
@@ -108,6 +117,7 @@ mod tests {
                 time_left_ms: left,
                 match_unlimited: false,
                 turn_unlimited: false,
+                whole_second_clock: false,
             },
             0,
         );
@@ -136,6 +146,7 @@ mod tests {
             time_left_ms: Some(1),
             match_unlimited,
             turn_unlimited,
+            whole_second_clock: false,
         };
         // Gomoku Calculator's unlimited thinking: -1 for both limits, then time_left 1.
         let x = budget(&limits(Some(1_000), true, true), 0);
@@ -175,6 +186,28 @@ mod tests {
             9_900,
         );
         assert!(x.hard.as_millis() <= 20);
+    }
+
+    /// Yixin-Board's default 10 s turn: its clock shows 0 and calls a timeout in the last
+    /// second, so the move must come before; short turns keep the usual margin.
+    #[test]
+    fn a_whole_second_gui_clock_keeps_a_second_of_the_turn() {
+        let gui = |turn| {
+            budget(
+                &TimeLimits {
+                    turn_ms: Some(turn),
+                    whole_second_clock: true,
+                    ..TimeLimits::default()
+                },
+                0,
+            )
+        };
+        assert!(gui(10_000).hard <= Duration::from_millis(8_900));
+        assert_eq!(b(Some(10_000), 0, None).1, 9_700);
+        assert_eq!(
+            gui(1_000).hard.as_millis(),
+            b(Some(1_000), 0, None).1 as u128
+        );
     }
 
     /// A long game on a short match clock (a `timeout_match 3000` standard game that fills the
