@@ -1510,6 +1510,10 @@ impl Model {
             Command::Turn { x, y } => {
                 let engine = self.engine.unwrap_or(other(self.side));
                 match self.point(*x, *y) {
+                    // The last empty point: no reply is left, so the move is refused whole.
+                    Some((x, y)) if self.at(x, y) == EMPTY && self.empties().len() == 1 => {
+                        Expect::Error
+                    }
                     Some((x, y)) if self.at(x, y) == EMPTY => {
                         self.play(x, y, other(engine));
                         self.side = engine;
@@ -1629,6 +1633,10 @@ impl Model {
         }
         m.side = own_colour;
         m.engine = Some(own_colour);
+        if kind == BlockKind::Board && m.is_full() {
+            // A full position leaves no move: refused whole, the old one stays.
+            return Expect::Error;
+        }
         *self = m;
         if kind == BlockKind::Board {
             self.search(Job::Move)
