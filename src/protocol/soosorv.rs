@@ -18,7 +18,7 @@
 
 use super::job::{after, multipv, rank, root_moves, Action, Cand, Clock};
 use super::swap2::{self, transform};
-use super::yixin::{moves_text, say, Reporter};
+use super::yixin::{moves_text, numbered_moves, say, Reporter};
 use crate::game::{Board, Color, Pos};
 use crate::search::{score_text, Searcher, WIN};
 
@@ -99,23 +99,10 @@ fn answer(text: &str, engine: Color) -> Action {
 
 /// `MOVEk x y` lines for `stones`, numbered from the board's stone count; `suffix` ends the last.
 fn placed(board: &Board, stones: Vec<Pos>, suffix: Option<usize>, engine: Option<Color>) -> Action {
-    let last = stones.len().saturating_sub(1);
-    let lines = stones
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let mut line = format!(
-                "MESSAGE SOOSORV MOVE{} {} {}",
-                board.stone_count() + i + 1,
-                p.x(),
-                p.y()
-            );
-            if let (Some(n), true) = (suffix, i == last) {
-                line.push_str(&format!(" {n}"));
-            }
-            line
-        })
-        .collect();
+    let mut lines = numbered_moves("SOOSORV", board.stone_count() + 1, &stones);
+    if let (Some(n), Some(last)) = (suffix, lines.last_mut()) {
+        last.push_str(&format!(" {n}"));
+    }
     Action::Say {
         lines,
         stones,

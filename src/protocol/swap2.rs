@@ -13,7 +13,7 @@
 
 use super::job::{after, balance_pairs, fallback_move, rank, steady_value, Action, Cand, Clock};
 use super::level::random_below;
-use super::yixin::{moves_text, say, Reporter};
+use super::yixin::{moves_text, numbered_moves, say, Reporter};
 use crate::game::{Board, Color, Pos};
 use crate::search::{score_text, Report, Searcher};
 
@@ -52,13 +52,8 @@ pub fn yixin_step(
     rep: &mut Reporter,
 ) -> Action {
     let (action, _) = decide(searcher, board, clock, seed, rep);
-    let label = |i: usize| format!("MOVE{}", board.stone_count() + i + 1);
     let placed = |stones: Vec<Pos>| Action::Say {
-        lines: stones
-            .iter()
-            .enumerate()
-            .map(|(i, p)| format!("MESSAGE SWAP2 {} {} {}", label(i), p.x(), p.y()))
-            .collect(),
+        lines: numbered_moves("SWAP2", board.stone_count() + 1, &stones),
         stones,
         engine: None,
         reply: None,

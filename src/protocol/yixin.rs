@@ -70,6 +70,16 @@ pub fn moves_text(moves: &[Pos]) -> String {
         .join(" ")
 }
 
+/// Yixin-Board's opening-step lines for stones placed: `MESSAGE <rule> MOVEk x y`, numbered
+/// from `first` (the move number of the first stone), coordinates as the GUI reads them.
+pub fn numbered_moves(rule: &str, first: usize, stones: &[Pos]) -> Vec<String> {
+    stones
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("MESSAGE {rule} MOVE{} {} {}", first + i, p.x(), p.y()))
+        .collect()
+}
+
 /// A win probability for Gomoku Calculator's `INFO WINRATE` (logistic in the evaluation).
 pub fn winrate(score: i32) -> f64 {
     if score > WIN_BOUND {
