@@ -32,6 +32,10 @@ pub enum BlockKind {
     /// the order played, `x,y` each; `n` is the number of fifth-move offers (steps 4 and 5
     /// carry it, 0 elsewhere).
     Soosorv { step: u8, n: usize },
+    /// Yixin-Board's position-database commands (`YXQUERYDATABASEALL`, `YXSETBESTMOVEDATABASE`
+    /// …): the game's moves, `x,y` each. Tengen keeps no database, so a query (`query`) finds
+    /// nothing and answers nothing, and a change is refused.
+    Database { name: &'static str, query: bool },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,6 +72,8 @@ pub enum Command {
     Stop,
     ShowForbid,
     HashClear,
+    /// `YXSHOWHASHUSAGE`: how full the transposition table is.
+    HashUsage,
     /// `YXBLOCKRESET`: empty the list of points the engine must not play.
     BlockReset,
     /// `YXBLOCKPATHRESET`: empty the list of blocked lines.
@@ -93,6 +99,16 @@ pub enum Command {
     Invalid(String),
     /// Not a command we know: answered `UNKNOWN <text>`.
     Unknown(String),
+}
+
+/// The answer to a path command: hash-table files and databases are not kept.
+fn refuse_path(name: &str, path: &str) -> Command {
+    let what = if name.starts_with("YXHASH") {
+        "Tengen keeps no hash-table files"
+    } else {
+        NO_DATABASE
+    };
+    Command::Invalid(format!("{name} '{}': {what}", clip(path.trim())))
 }
 
 /// Splits `bytes` into its first whitespace-separated token and the rest (leading blanks cut).
@@ -211,7 +227,49 @@ const COMMAND_WORDS: &[&str] = &[
     "YXSOOSORVSTEP4",
     "YXSOOSORVSTEP5",
     "YXSOOSORVSTEP6",
+    "YXSHOWHASHUSAGE",
+    "YXHASHDUMP",
+    "YXHASHLOAD",
+    "YXSETDATABASE",
+    "YXDBTOPOS",
+    "YXDBTOTXT",
+    "YXTXTTODB",
+    "YXDBCHECK",
+    "YXDBFIX",
+    "YXQUERYDATABASEALL",
+    "YXQUERYDATABASEONE",
+    "YXSETBESTMOVEDATABASE",
+    "YXCLEARBESTMOVEDATABASE",
+    "YXDELETEDATABASEONE",
+    "YXDELETEDATABASEALL",
+    "YXEDITLABELDATABASE",
+    "YXEDITTVDDATABASE",
 ];
+
+/// Yixin-Board's commands that take a file path, which it sends on the next line.
+const PATH_COMMANDS: [&str; 6] = [
+    "YXHASHDUMP",
+    "YXHASHLOAD",
+    "YXSETDATABASE",
+    "YXDBTOPOS",
+    "YXDBTOTXT",
+    "YXTXTTODB",
+];
+
+/// Yixin-Board's database commands followed by the game's moves and `DONE`, and whether each
+/// only reads the database.
+const DATABASE_BLOCKS: [(&str, bool); 7] = [
+    ("YXQUERYDATABASEALL", true),
+    ("YXQUERYDATABASEONE", true),
+    ("YXSETBESTMOVEDATABASE", false),
+    ("YXCLEARBESTMOVEDATABASE", false),
+    ("YXDELETEDATABASEONE", false),
+    ("YXDELETEDATABASEALL", false),
+    ("YXEDITLABELDATABASE", false),
+];
+
+/// Why a database command is refused.
+const NO_DATABASE: &str = "Tengen keeps no position database";
 
 /// The most fifth-move offers a Soosorv opening may ask for (Yixin-Board allows 1 to 8; a few
 /// more are accepted, as other rule variants use them).
@@ -233,6 +291,8 @@ pub struct Parser {
     /// What followed `DONE` on its line: a command of its own (token-reading engines such as
     /// Rapfi read it so too).
     after_done: Option<String>,
+    /// A path command whose path is expected on the next line (Yixin-Board sends it so).
+    path_for: Option<&'static str>,
 }
 
 impl Parser {
@@ -252,6 +312,19 @@ impl Parser {
     /// what follows is left for [`Parser::take_rest`].
     pub fn feed(&mut self, line: &[u8]) -> Vec<Command> {
         let mut out = Vec::new();
+        if let Some(name) = self.path_for.take() {
+            let kw = keyword(line);
+            if kw.is_empty() {
+                self.path_for = Some(name);
+                return out;
+            }
+            if !COMMAND_WORDS.contains(&kw.as_str()) {
+                out.push(refuse_path(name, &String::from_utf8_lossy(trim_end(line))));
+                return out;
+            }
+            // A command instead of the path: the path command had none.
+            out.push(Command::Invalid(format!("{name} needs a file path")));
+        }
         if self.block.is_some() {
             let kw = keyword(line);
             if kw == "END" {
@@ -281,6 +354,7 @@ impl Parser {
             Some(BlockKind::YxBlockPath) => "YXBLOCKPATH",
             Some(BlockKind::YxBlockPathUndo) => "YXBLOCKPATHUNDO",
             Some(BlockKind::Soosorv { .. }) => "YXSOOSORVSTEP",
+            Some(BlockKind::Database { name, .. }) => name,
             _ => "BOARD",
         }
     }
@@ -402,6 +476,40 @@ impl Parser {
             "STOP" | "YXSTOP" => Command::Stop,
             "YXSHOWFORBID" => Command::ShowForbid,
             "YXHASHCLEAR" => Command::HashClear,
+            "YXSHOWHASHUSAGE" => Command::HashUsage,
+            "YXDBCHECK" | "YXDBFIX" => Command::Invalid(format!("{kw}: {NO_DATABASE}")),
+            _ if PATH_COMMANDS.contains(&kw.as_str()) => {
+                let name = PATH_COMMANDS[PATH_COMMANDS.iter().position(|&c| c == kw).unwrap_or(0)];
+                if rest.trim().is_empty() {
+                    self.path_for = Some(name);
+                    return None;
+                }
+                refuse_path(name, &rest)
+            }
+            _ if DATABASE_BLOCKS.iter().any(|&(c, _)| c == kw) => {
+                let &(name, query) = DATABASE_BLOCKS
+                    .iter()
+                    .find(|&&(c, _)| c == kw)
+                    .unwrap_or(&DATABASE_BLOCKS[0]);
+                // The rest of the command's line holds its arguments (a label, `wl`), not moves.
+                self.block = Some(OpenBlock {
+                    kind: BlockKind::Database { name, query },
+                    stones: Vec::new(),
+                    error: None,
+                });
+                return None;
+            }
+            "YXEDITTVDDATABASE" => {
+                self.block = Some(OpenBlock {
+                    kind: BlockKind::Database {
+                        name: "YXEDITTVDDATABASE",
+                        query: false,
+                    },
+                    stones: Vec::new(),
+                    error: None,
+                });
+                return None;
+            }
             "YXBLOCKRESET" => Command::BlockReset,
             "YXBLOCKPATHRESET" => Command::BlockPathReset,
             "YXSHOWINFO" => Command::ShowInfo,
@@ -539,6 +647,55 @@ mod tests {
         let mut v = p.feed(line.as_bytes());
         assert_eq!(v.len(), 1, "{line}");
         v.pop().unwrap()
+    }
+
+    /// Every command the lines complete, in order.
+    fn all(lines: &[&str]) -> Vec<Command> {
+        let mut p = Parser::default();
+        lines.iter().flat_map(|l| p.feed(l.as_bytes())).collect()
+    }
+
+    #[test]
+    fn path_commands_take_the_next_line_as_their_path() {
+        let refused = |v: &[Command], name: &str, path: &str| matches!(v, [Command::Invalid(e)] if e.starts_with(name) && e.contains(path));
+        // Yixin-Board's way: the path on a line of its own, blank lines skipped.
+        let v = all(&["yxhashdump", "", "C:\\Yixin\\hash.dat"]);
+        assert!(refused(&v, "YXHASHDUMP", "hash.dat"), "{v:?}");
+        let v = all(&["YXSETDATABASE /tmp/renju.db"]);
+        assert!(refused(&v, "YXSETDATABASE", "renju.db"), "{v:?}");
+        // A command where the path should be: the path is missing and the command counts.
+        let v = all(&["yxdbtopos", "BEGIN"]);
+        assert!(
+            matches!(&v[..], [Command::Invalid(e), Command::Begin] if e.contains("needs a file path")),
+            "{v:?}"
+        );
+        // The path is consumed once: the line after it is a command again.
+        let v = all(&["yxhashload", "x.dat", "7,7"]);
+        assert!(
+            matches!(&v[..], [Command::Invalid(_), Command::Unknown(_)]),
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn database_blocks_are_read_to_done() {
+        let v = all(&["yxquerydatabaseall", "7,7", "8,8", "done"]);
+        assert!(
+            matches!(&v[..], [Command::Block { kind: BlockKind::Database { name: "YXQUERYDATABASEALL", query: true }, stones }] if stones.len() == 2),
+            "{v:?}"
+        );
+        // Arguments on the command's line are not moves.
+        let v = all(&["yxeditlabeldatabase two words", "7,7", "DONE"]);
+        assert!(
+            matches!(&v[..], [Command::Block { kind: BlockKind::Database { query: false, .. }, stones }] if stones.len() == 1),
+            "{v:?}"
+        );
+        let v = all(&["yxsetbestmovedatabase", "7,7", "TURN 1,1"]);
+        assert!(
+            matches!(&v[..], [Command::Invalid(e), Command::Turn { x: 1, y: 1 }] if e.contains("YXSETBESTMOVEDATABASE block")),
+            "{v:?}"
+        );
+        assert_eq!(one("yxshowhashusage"), Command::HashUsage);
     }
 
     #[test]

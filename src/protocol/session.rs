@@ -371,6 +371,15 @@ impl Session {
                     },
                 }
             }
+            Command::Block {
+                kind: BlockKind::Database { name, query },
+                ..
+            } => {
+                // No database: a query finds nothing (and says nothing), a change is refused.
+                if !query {
+                    emit(&format!("ERROR {name}: Tengen keeps no position database"));
+                }
+            }
             Command::Block { kind, stones } => {
                 if self.game_board().is_none() {
                     return;
@@ -402,6 +411,8 @@ impl Session {
                     BlockKind::YxBlockPath | BlockKind::YxBlockPathUndo => {
                         self.update_path_blocks(kind == BlockKind::YxBlockPath, &stones)
                     }
+                    // Answered above, with or without a game.
+                    BlockKind::Database { .. } => {}
                     BlockKind::Board | BlockKind::YxBoard => match self.position_from(&stones) {
                         Ok(b) if kind == BlockKind::Board && b.is_full() => {
                             // Refused whole, like any ERROR: the previous position stays.
@@ -465,6 +476,22 @@ impl Session {
                     s.clear_tt();
                 }
                 emit("MESSAGE Hash table cleared.");
+            }
+            Command::HashUsage => {
+                let (permille, bytes) = self
+                    .searcher
+                    .as_ref()
+                    .map_or((0, 0), |s| (s.tt_usage_permille(), s.tt_bytes()));
+                if bytes == 0 {
+                    emit("MESSAGE Hash usage 0.0% (no table before the first search)");
+                } else {
+                    emit(&format!(
+                        "MESSAGE Hash usage {}.{}% of {} MB",
+                        permille / 10,
+                        permille % 10,
+                        bytes >> 20
+                    ));
+                }
             }
             Command::ShowInfo => {
                 // Yixin-Board's start-up query: its clock needs a second of each turn left.

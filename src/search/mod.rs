@@ -281,6 +281,11 @@ impl Searcher {
         }
     }
 
+    /// How full the transposition table is, in thousandths.
+    pub fn tt_usage_permille(&self) -> usize {
+        self.tt.usage_permille()
+    }
+
     pub fn tt_bytes(&self) -> usize {
         self.tt.size_bytes()
     }

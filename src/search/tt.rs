@@ -138,6 +138,18 @@ impl TranspositionTable {
         let _ = key;
     }
 
+    /// How full the table is, in thousandths: the share of entries that hold a position, over
+    /// the first thousand buckets (a sample, as the table fills evenly by key).
+    pub fn usage_permille(&self) -> usize {
+        let sampled = self.buckets.min(1000);
+        let start = self.first;
+        let used = self.words[start..start + sampled * BUCKET * WORDS]
+            .chunks_exact(WORDS)
+            .filter(|e| data_bound(e[1].load(Relaxed)) != BOUND_NONE)
+            .count();
+        used * 1000 / (sampled * BUCKET)
+    }
+
     pub fn clear(&self) {
         self.words.iter().for_each(|w| w.store(0, Relaxed));
         self.age.store(0, Relaxed);
@@ -238,6 +250,20 @@ mod tests {
         assert!(tt.probe(54321).is_none());
         tt.clear();
         assert!(tt.probe(12345).is_none());
+    }
+
+    #[test]
+    fn usage_counts_the_entries_that_hold_a_position() {
+        // 256 buckets of 4 entries, all sampled.
+        let tt = TranspositionTable::new(256 * 64);
+        assert_eq!(tt.usage_permille(), 0);
+        // Keys 0..256 land in a bucket each: a quarter of the entries.
+        for key in 0..256u64 {
+            tt.store(key, Pos(1), 0, 1, BOUND_LOWER, false);
+        }
+        assert_eq!(tt.usage_permille(), 250);
+        tt.clear();
+        assert_eq!(tt.usage_permille(), 0);
     }
 
     #[test]
