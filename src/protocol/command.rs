@@ -258,7 +258,7 @@ const PATH_COMMANDS: [&str; 6] = [
 
 /// Yixin-Board's database commands followed by the game's moves and `DONE`, and whether each
 /// only reads the database.
-const DATABASE_BLOCKS: [(&str, bool); 7] = [
+const DATABASE_BLOCKS: [(&str, bool); 8] = [
     ("YXQUERYDATABASEALL", true),
     ("YXQUERYDATABASEONE", true),
     ("YXSETBESTMOVEDATABASE", false),
@@ -266,6 +266,7 @@ const DATABASE_BLOCKS: [(&str, bool); 7] = [
     ("YXDELETEDATABASEONE", false),
     ("YXDELETEDATABASEALL", false),
     ("YXEDITLABELDATABASE", false),
+    ("YXEDITTVDDATABASE", false),
 ];
 
 /// Why a database command is refused.
@@ -412,6 +413,22 @@ impl Parser {
         let rest_bytes = trim_end(rest);
         let rest = String::from_utf8_lossy(rest_bytes).to_string();
         let args: Vec<&str> = rest.split_ascii_whitespace().collect();
+        if let Some(&name) = PATH_COMMANDS.iter().find(|&&c| c == kw) {
+            if rest.trim().is_empty() {
+                self.path_for = Some(name);
+                return None;
+            }
+            return Some(refuse_path(name, &rest));
+        }
+        if let Some(&(name, query)) = DATABASE_BLOCKS.iter().find(|&&(c, _)| c == kw) {
+            // The rest of the command's line holds its arguments (a label, `wl`), not moves.
+            self.block = Some(OpenBlock {
+                kind: BlockKind::Database { name, query },
+                stones: Vec::new(),
+                error: None,
+            });
+            return None;
+        }
         let cmd = match kw.as_str() {
             "START" => parse_start(&args),
             "RECTSTART" => {
@@ -478,38 +495,6 @@ impl Parser {
             "YXHASHCLEAR" => Command::HashClear,
             "YXSHOWHASHUSAGE" => Command::HashUsage,
             "YXDBCHECK" | "YXDBFIX" => Command::Invalid(format!("{kw}: {NO_DATABASE}")),
-            _ if PATH_COMMANDS.contains(&kw.as_str()) => {
-                let name = PATH_COMMANDS[PATH_COMMANDS.iter().position(|&c| c == kw).unwrap_or(0)];
-                if rest.trim().is_empty() {
-                    self.path_for = Some(name);
-                    return None;
-                }
-                refuse_path(name, &rest)
-            }
-            _ if DATABASE_BLOCKS.iter().any(|&(c, _)| c == kw) => {
-                let &(name, query) = DATABASE_BLOCKS
-                    .iter()
-                    .find(|&&(c, _)| c == kw)
-                    .unwrap_or(&DATABASE_BLOCKS[0]);
-                // The rest of the command's line holds its arguments (a label, `wl`), not moves.
-                self.block = Some(OpenBlock {
-                    kind: BlockKind::Database { name, query },
-                    stones: Vec::new(),
-                    error: None,
-                });
-                return None;
-            }
-            "YXEDITTVDDATABASE" => {
-                self.block = Some(OpenBlock {
-                    kind: BlockKind::Database {
-                        name: "YXEDITTVDDATABASE",
-                        query: false,
-                    },
-                    stones: Vec::new(),
-                    error: None,
-                });
-                return None;
-            }
             "YXBLOCKRESET" => Command::BlockReset,
             "YXBLOCKPATHRESET" => Command::BlockPathReset,
             "YXSHOWINFO" => Command::ShowInfo,
